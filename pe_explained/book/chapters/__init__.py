@@ -1,0 +1,1 @@
+"""One module per chapter: the figures, tables and prose values its page shows."""

@@ -1,0 +1,134 @@
+"""Chapter 3, the sinusoidal encoding: its table, heatmap, waves and wavelengths."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
+WAVE_DIMENSIONS = (0, 2, 8, 20)
+
+
+@table("sinusoidal_d8", caption="PE for d_model = 8, positions 0–9 (interleaved layout).")
+def _():
+    d_model, num_positions = 8, 10
+    pe = sinusoidal(num_positions, d_model)
+    columns = ["pos"] + [
+        f"{'sin' if j % 2 == 0 else 'cos'} (dim {j}, i={j // 2})" for j in range(d_model)
+    ]
+    return Table(columns, [[p, *row] for p, row in enumerate(pe.tolist())])
+
+
+@table("sinusoidal_frequencies_d8")
+def _():
+    d_model = 8
+    omega = sinusoidal_frequencies(d_model)
+    wavelength = sinusoidal_wavelengths(d_model)
+    rows = [[i, 2 * i, 2 * i + 1, w, lam] for i, (w, lam) in enumerate(zip(omega, wavelength))]
+    return Table(
+        ["pair i", "sin column", "cos column", "ω_i (rad/position)", "wavelength 2π/ω_i"],
+        rows,
+        formats={"ω_i (rad/position)": "g", "wavelength 2π/ω_i": ",.2f"},
+    )
+
+
+@figure(
+    "sinusoidal_heatmap",
+    alt="Heatmap of the sinusoidal encoding for 100 positions and 64 dimensions. "
+    "Columns on the left (low dimension index) alternate rapidly between -1 and 1 down "
+    "the positions; columns on the right change slowly and stay near 0 (sine) or 1 (cosine).",
+    caption="PE[pos, j] for 100 positions × 64 dimensions. Low dimension indices oscillate "
+    "fastest; high ones barely move over 100 positions.",
+)
+def _(theme):
+    pe = sinusoidal(HEATMAP_POSITIONS, HEATMAP_D_MODEL)
+    fig = new_figure(7.0, 4.2)
+    ax = fig.add_subplot()
+    image = ax.imshow(pe, aspect="auto", cmap=theme.diverging, vmin=-1, vmax=1,
+                      interpolation="nearest", origin="upper")
+    ax.set_xlabel("dimension index j  (low j = high frequency → high j = low frequency)")
+    ax.set_ylabel("position pos")
+    bar = fig.colorbar(image, ax=ax, shrink=0.9)
+    bar.set_label("PE[pos, j]")
+    return fig
+
+
+@figure(
+    "sinusoidal_waves",
+    alt="Line plot of four sine columns of the encoding (dimensions "
+    f"{', '.join(map(str, WAVE_DIMENSIONS))}; d_model = {HEATMAP_D_MODEL}) against position: "
+    f"dimension 0 completes a cycle every {2 * np.pi:.1f} positions, dimension "
+    f"{WAVE_DIMENSIONS[-1]} rises slowly and completes less than one cycle.",
+    caption="Four sine columns of PE (d_model = 64) against position. Each pair i is a "
+    "sinusoid of wavelength 2π/ω_i; the wavelength grows geometrically with i.",
+)
+def _(theme):
+    positions = np.linspace(0, HEATMAP_POSITIONS, 801)
+    pe = sinusoidal(positions, HEATMAP_D_MODEL)
+    wavelengths = sinusoidal_wavelengths(HEATMAP_D_MODEL)
+    fig = new_figure(7.0, 3.4)
+    ax = fig.add_subplot()
+    for j in WAVE_DIMENSIONS:
+        ax.plot(positions, pe[:, j], label=f"dim {j} (pair i={j // 2}, λ={wavelengths[j // 2]:.1f})")
+    ax.set_xlabel("position pos")
+    ax.set_ylabel("PE[pos, j]")
+    ax.set_ylim(-1.15, 1.15)
+    ax.grid(True)
+    ax.legend(loc="lower left", ncols=2, fontsize=8.5)
+    return fig
+
+
+@figure(
+    "sinusoidal_wavelength_ladder",
+    alt="Log-scale plot of the wavelength of each sin/cos pair against pair index i for "
+    f"d_model = 64 and 512: a straight rising line from 2π (about {2 * np.pi:.1f} positions) "
+    "at i = 0 "
+    "to just under 2π·10000 at the last pair.",
+    caption="The wavelength of every pair, on a log scale: a geometric ladder from 2π at "
+    "pair 0 (fastest) to just under 2π·base at the last pair (slowest).",
+)
+def _(theme):
+    fig = new_figure(7.0, 3.4)
+    ax = fig.add_subplot()
+    for d_model in (64, 512):
+        lam = sinusoidal_wavelengths(d_model)
+        i = np.arange(len(lam))
+        ax.plot(i / (len(lam) - 1), lam, marker="o" if d_model == 64 else None,
+                markersize=3, label=f"d_model = {d_model} ({len(lam)} pairs)")
+    ax.axhline(2 * np.pi * 10000, color=theme.muted, linestyle="--", linewidth=1)
+    ax.text(0.0, 2 * np.pi * 10000 * 1.25, f"2π · base = {2 * np.pi * 10000:,.0f}",
+            color=theme.text, fontsize=8.5)
+    ax.set_yscale("log")
+    ax.set_xlabel("relative pair index  2i / d_model   (0 = fastest pair → 1 = slowest pair)")
+    ax.set_ylabel("wavelength 2π/ω_i  (positions)")
+    ax.grid(True, which="major")
+    ax.legend(loc="upper left")
+    return fig
+
+
+@value("omega_0")
+def _():
+    return f"{sinusoidal_frequencies(512)[0]:g}"
+
+
+@value("shortest_wavelength")
+def _():
+    return f"{sinusoidal_wavelengths(512)[0]:.2f}"
+
+
+@value("longest_wavelength_512")
+def _():
+    return f"{sinusoidal_wavelengths(512)[-1]:,.0f}"
+
+
+@value("longest_wavelength_64")
+def _():
+    return f"{sinusoidal_wavelengths(64)[-1]:,.0f}"
+
+
+@value("two_pi_base")
+def _():
+    return f"{2 * np.pi * 10000:,.0f}"

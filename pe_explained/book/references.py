@@ -1,0 +1,147 @@
+"""The bibliography: every paper the book cites, keyed as pages cite them.
+
+Pages write ``{{ cite: vaswani2017 }}`` for an inline citation and
+``{{ references: vaswani2017, su2021 }}`` for a chapter's reference list; the
+bibliography page lists them all. An unknown key fails the build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["REFERENCES", "Reference"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    authors: str  # as printed in the bibliography
+    short: str  # as cited inline: "Vaswani et al."
+    year: int
+    title: str
+    venue: str
+    url: str
+
+
+def _r(authors, short, year, title, venue, url):
+    return Reference(authors, short, year, title, venue, url)
+
+
+REFERENCES: dict[str, Reference] = {
+    "vaswani2017": _r(
+        "Ashish Vaswani, Noam Shazeer, Niki Parmar, Jakob Uszkoreit, Llion Jones, "
+        "Aidan N. Gomez, Łukasz Kaiser, Illia Polosukhin",
+        "Vaswani et al.", 2017, "Attention Is All You Need", "NeurIPS 2017",
+        "https://arxiv.org/abs/1706.03762"),
+    "gehring2017": _r(
+        "Jonas Gehring, Michael Auli, David Grangier, Denis Yarats, Yann N. Dauphin",
+        "Gehring et al.", 2017, "Convolutional Sequence to Sequence Learning", "ICML 2017",
+        "https://arxiv.org/abs/1705.03122"),
+    "shaw2018": _r(
+        "Peter Shaw, Jakob Uszkoreit, Ashish Vaswani", "Shaw et al.", 2018,
+        "Self-Attention with Relative Position Representations", "NAACL 2018",
+        "https://arxiv.org/abs/1803.02155"),
+    "vaswani2018": _r(
+        "Ashish Vaswani, Samy Bengio, Eugene Brevdo, François Chollet, Aidan N. Gomez, "
+        "Stephan Gouws, Llion Jones, Łukasz Kaiser, Nal Kalchbrenner, Niki Parmar, "
+        "Ryan Sepassi, Noam Shazeer, Jakob Uszkoreit",
+        "Vaswani et al.", 2018, "Tensor2Tensor for Neural Machine Translation", "AMTA 2018",
+        "https://arxiv.org/abs/1803.07416"),
+    "devlin2019": _r(
+        "Jacob Devlin, Ming-Wei Chang, Kenton Lee, Kristina Toutanova", "Devlin et al.", 2019,
+        "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+        "NAACL 2019", "https://arxiv.org/abs/1810.04805"),
+    "radford2019": _r(
+        "Alec Radford, Jeffrey Wu, Rewon Child, David Luan, Dario Amodei, Ilya Sutskever",
+        "Radford et al.", 2019, "Language Models are Unsupervised Multitask Learners",
+        "OpenAI technical report",
+        "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf"),
+    "dai2019": _r(
+        "Zihang Dai, Zhilin Yang, Yiming Yang, Jaime Carbonell, Quoc V. Le, Ruslan Salakhutdinov",
+        "Dai et al.", 2019,
+        "Transformer-XL: Attentive Language Models Beyond a Fixed-Length Context", "ACL 2019",
+        "https://arxiv.org/abs/1901.02860"),
+    "ott2019": _r(
+        "Myle Ott, Sergey Edunov, Alexei Baevski, Angela Fan, Sam Gross, Nathan Ng, "
+        "David Grangier, Michael Auli",
+        "Ott et al.", 2019, "fairseq: A Fast, Extensible Toolkit for Sequence Modeling",
+        "NAACL 2019 (Demonstrations)", "https://arxiv.org/abs/1904.01038"),
+    "raffel2020": _r(
+        "Colin Raffel, Noam Shazeer, Adam Roberts, Katherine Lee, Sharan Narang, "
+        "Michael Matena, Yanqi Zhou, Wei Li, Peter J. Liu",
+        "Raffel et al.", 2020,
+        "Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer",
+        "JMLR 21(140)", "https://arxiv.org/abs/1910.10683"),
+    "wang2020": _r(
+        "Yu-An Wang, Yun-Nung Chen", "Wang and Chen", 2020,
+        "What Do Position Embeddings Learn? An Empirical Study of Pre-Trained Language Model "
+        "Positional Encoding", "EMNLP 2020", "https://arxiv.org/abs/2010.04903"),
+    "ke2021": _r(
+        "Guolin Ke, Di He, Tie-Yan Liu", "Ke et al.", 2021,
+        "Rethinking Positional Encoding in Language Pre-training", "ICLR 2021",
+        "https://arxiv.org/abs/2006.15595"),
+    "su2021": _r(
+        "Jianlin Su, Yu Lu, Shengfeng Pan, Ahmed Murtadha, Bo Wen, Yunfeng Liu",
+        "Su et al.", 2021, "RoFormer: Enhanced Transformer with Rotary Position Embedding",
+        "arXiv:2104.09864 (Neurocomputing 568, 2024)", "https://arxiv.org/abs/2104.09864"),
+    "wang2021gptj": _r(
+        "Ben Wang, Aran Komatsuzaki", "Wang and Komatsuzaki", 2021,
+        "GPT-J-6B: A 6 Billion Parameter Autoregressive Language Model", "software release",
+        "https://github.com/kingoflolz/mesh-transformer-jax"),
+    "black2022": _r(
+        "Sid Black, Stella Biderman, Eric Hallahan, et al.", "Black et al.", 2022,
+        "GPT-NeoX-20B: An Open-Source Autoregressive Language Model",
+        "BigScience Workshop, ACL 2022", "https://arxiv.org/abs/2204.06745"),
+    "press2022": _r(
+        "Ofir Press, Noah A. Smith, Mike Lewis", "Press et al.", 2022,
+        "Train Short, Test Long: Attention with Linear Biases Enables Input Length "
+        "Extrapolation", "ICLR 2022", "https://arxiv.org/abs/2108.12409"),
+    "haviv2022": _r(
+        "Adi Haviv, Ori Ram, Ofir Press, Peter Izsak, Omer Levy", "Haviv et al.", 2022,
+        "Transformer Language Models without Positional Encodings Still Learn Positional "
+        "Information", "Findings of EMNLP 2022", "https://arxiv.org/abs/2203.16634"),
+    "sun2023": _r(
+        "Yutao Sun, Li Dong, Barun Patra, Shuming Ma, Shaohan Huang, Alon Benhaim, "
+        "Vishrav Chaudhary, Xia Song, Furu Wei",
+        "Sun et al.", 2023, "A Length-Extrapolatable Transformer", "ACL 2023",
+        "https://arxiv.org/abs/2212.10554"),
+    "kazemnejad2023": _r(
+        "Amirhossein Kazemnejad, Inkit Padhi, Karthikeyan Natesan Ramamurthy, Payel Das, "
+        "Siva Reddy", "Kazemnejad et al.", 2023,
+        "The Impact of Positional Encoding on Length Generalization in Transformers",
+        "NeurIPS 2023", "https://arxiv.org/abs/2305.19466"),
+    "touvron2023": _r(
+        "Hugo Touvron, Thibaut Lavril, Gautier Izacard, et al.", "Touvron et al.", 2023,
+        "LLaMA: Open and Efficient Foundation Language Models", "arXiv:2302.13971",
+        "https://arxiv.org/abs/2302.13971"),
+    "chen2023": _r(
+        "Shouyuan Chen, Sherman Wong, Liangjian Chen, Yuandong Tian", "Chen et al.", 2023,
+        "Extending Context Window of Large Language Models via Positional Interpolation",
+        "arXiv:2306.15595", "https://arxiv.org/abs/2306.15595"),
+    "ntkaware2023": _r(
+        "bloc97", "bloc97", 2023,
+        "NTK-Aware Scaled RoPE allows LLaMA models to have extended (8k+) context size "
+        "without any fine-tuning and minimal perplexity degradation", "r/LocalLLaMA post",
+        "https://www.reddit.com/r/LocalLLaMA/comments/14lz7j5/"),
+    "peng2024": _r(
+        "Bowen Peng, Jeffrey Quesnelle, Honglu Fan, Enrico Shippole", "Peng et al.", 2024,
+        "YaRN: Efficient Context Window Extension of Large Language Models", "ICLR 2024",
+        "https://arxiv.org/abs/2309.00071"),
+    "ding2024": _r(
+        "Yiran Ding, Li Lyna Zhang, Chengruidong Zhang, Yuanyuan Xu, Ning Shang, Jiahang Xu, "
+        "Fan Yang, Mao Yang", "Ding et al.", 2024,
+        "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens", "ICML 2024",
+        "https://arxiv.org/abs/2402.13753"),
+    "dubey2024": _r(
+        "Abhimanyu Dubey, Abhinav Jauhri, Abhinav Pandey, et al. (Llama Team, AI @ Meta)",
+        "Llama Team", 2024, "The Llama 3 Herd of Models", "arXiv:2407.21783",
+        "https://arxiv.org/abs/2407.21783"),
+    "srivastava2014": _r(
+        "Nitish Srivastava, Geoffrey Hinton, Alex Krizhevsky, Ilya Sutskever, "
+        "Ruslan Salakhutdinov", "Srivastava et al.", 2014,
+        "Dropout: A Simple Way to Prevent Neural Networks from Overfitting", "JMLR 15(56)",
+        "https://jmlr.org/papers/v15/srivastava14a.html"),
+    "okabe2008": _r(
+        "Masataka Okabe, Kei Ito", "Okabe and Ito", 2008,
+        "Color Universal Design (CUD): How to make figures and presentations that are "
+        "friendly to colorblind people", "J*Fly", "https://jfly.uni-koeln.de/color/"),
+}

@@ -1,0 +1,154 @@
+"""Turn registered figures into SVG bytes and tables into markdown.
+
+SVG output is byte-identical for identical sources: matplotlib's hash salt is
+fixed and the date metadata removed. Rendered figures are cached on disk under
+a key made from the figure's name, the theme, every source file of the
+package and the versions of numpy and matplotlib, so a rebuild with nothing
+changed renders nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
+from multiprocessing import get_context
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+
+from . import FIGURES, TABLES, Table, load_all
+from .style import THEMES
+
+__all__ = ["render_svg", "render_all_figures", "svg_size", "table_markdown", "format_cell"]
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+@lru_cache(maxsize=1)
+def source_fingerprint() -> str:
+    """A hash of every source file of the package and the versions that draw figures."""
+    digest = hashlib.sha256()
+    digest.update(f"numpy {np.__version__} matplotlib {matplotlib.__version__}".encode())
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def render_svg(name: str, theme: str) -> bytes:
+    """Draw figure ``name`` in ``theme`` ("light" or "dark") and return SVG bytes."""
+    load_all()
+    if name not in FIGURES:
+        known = ", ".join(sorted(FIGURES))
+        raise KeyError(f"unknown figure {name!r}; registered figures: {known}")
+    if theme not in THEMES:
+        raise ValueError(f"theme must be 'light' or 'dark', got {theme!r}")
+    style = THEMES[theme]
+    with matplotlib.rc_context(style.rc):
+        fig = FIGURES[name].draw(style)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+_SIZE = re.compile(rb'<svg[^>]*?width="([\d.]+)pt"[^>]*?height="([\d.]+)pt"', re.S)
+
+
+def svg_size(svg: bytes) -> tuple[int, int]:
+    """CSS pixel width and height of a matplotlib SVG (its size is in points)."""
+    match = _SIZE.search(svg[:2000])
+    if not match:
+        raise ValueError("SVG has no width/height in points")
+    return tuple(math.ceil(float(v) * 4 / 3) for v in match.groups())
+
+
+def _render_cached(job: tuple[str, str, str]) -> bytes:
+    name, theme, _ = job
+    path = _cached_path(job, source_fingerprint())
+    if path.exists():
+        return path.read_bytes()
+    svg = render_svg(name, theme)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(svg)
+    tmp.replace(path)
+    return svg
+
+
+def render_all_figures(cache_dir: Path) -> dict[tuple[str, str], bytes]:
+    """Every registered figure in both themes, from the cache where possible.
+
+    Figures missing from the cache are drawn in parallel on all cores.
+    """
+    load_all()
+    jobs = [(n, t, str(cache_dir)) for n in sorted(FIGURES) for t in THEMES]
+    key = source_fingerprint()
+    missing = [j for j in jobs if not _cached_path(j, key).exists()]
+    workers = min(os.cpu_count() or 1, len(missing))
+    if workers > 1 and len(missing) > 4:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            list(pool.map(_render_cached, missing))
+    return {(n, t): _render_cached((n, t, c)) for n, t, c in jobs}
+
+
+def _cached_path(job: tuple[str, str, str], fingerprint: str) -> Path:
+    name, theme, cache_dir = job
+    key = hashlib.sha256(f"{name}/{theme}/{fingerprint}".encode()).hexdigest()[:24]
+    return Path(cache_dir) / f"{name}-{theme}-{key}.svg"
+
+
+def format_cell(value, spec: str) -> str:
+    """One table cell: ints as they are, floats with ``spec``, never "-0"."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}" if "," in spec else str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "−∞" if value < 0 else "∞"
+        text = format(float(value), spec)
+        if re.fullmatch(r"-0?\.?0*(e[+-]?0+)?%?", text):  # "-0.0000" -> "0.0000"
+            text = text[1:]
+        return text.replace("-", "−")
+    raise TypeError(f"table cell must be str, int or float, got {type(value).__name__}")
+
+
+def table_markdown(name: str) -> str:
+    """The markdown of table ``name``; numbers right-aligned, text left-aligned."""
+    load_all()
+    if name not in TABLES:
+        known = ", ".join(sorted(TABLES))
+        raise KeyError(f"unknown table {name!r}; registered tables: {known}")
+    spec = TABLES[name]
+    tab: Table = spec.build()
+    if not isinstance(tab, Table):
+        raise TypeError(f"table {name!r} must return a Table, got {type(tab).__name__}")
+    columns = list(tab.columns)
+    for i, row in enumerate(tab.rows):
+        if len(row) != len(columns):
+            raise ValueError(f"table {name!r} row {i} has {len(row)} cells, not {len(columns)}")
+    cells = [
+        [format_cell(v, tab.formats.get(c, tab.default_format)) for c, v in zip(columns, row)]
+        for row in tab.rows
+    ]
+    numeric = [
+        all(not isinstance(row[j], str) for row in tab.rows) if tab.rows else False
+        for j in range(len(columns))
+    ]
+    def escape(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(escape, columns)) + " |"]
+    lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
+    lines += ["| " + " | ".join(map(escape, row)) + " |" for row in cells]
+    return "\n".join(lines)

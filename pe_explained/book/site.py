@@ -1,0 +1,165 @@
+"""Markdown and HTML transforms the MkDocs hook applies to every page.
+
+* :func:`expand_shortcodes` replaces ``{{ kind: argument }}`` in a page's
+  markdown with a figure, table, value, citation or reference list.
+* :func:`render_math` turns the ``arithmatex`` spans of the HTML into MathML,
+  so that formulas render with no script and no network.
+
+Both raise :class:`BookError` naming the page and the thing that is wrong.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+
+from latex2mathml.converter import convert as latex_to_mathml
+
+from . import FIGURES, TABLES, VALUES, load_all
+from .references import REFERENCES
+
+__all__ = ["BookError", "FIGURE_DIR", "expand_shortcodes", "render_math", "bibliography"]
+
+FIGURE_DIR = "assets/figures"
+BIBLIOGRAPHY_PAGE = "appendix/bibliography.md"
+SHORTCODE = re.compile(r"\{\{\s*([a-z]+)\s*:\s*(.*?)\s*\}\}")
+FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})")
+
+
+class BookError(ValueError):
+    """A page asks for something that does not exist or cannot be rendered."""
+
+
+def _relative(target: str, page: str) -> str:
+    """Link from the markdown file ``page`` to ``target``, both relative to docs/."""
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+
+
+def figure_markdown(name: str, page: str, sizes: dict[str, tuple[int, int]]) -> str:
+    spec = FIGURES[name]
+    width, height = sizes[name]
+    alt = spec.alt.replace("]", "\\]").replace("\n", " ")
+    images = []
+    for theme in ("light", "dark"):
+        src = _relative(f"{FIGURE_DIR}/{name}-{theme}.svg", page)
+        images.append(
+            f'![{alt}]({src}#only-{theme}){{ width="{width}" height="{height}" '
+            f'loading="lazy" }}'
+        )
+    caption = f"\n  <figcaption>{spec.caption}</figcaption>" if spec.caption else ""
+    return (
+        f'<figure markdown="span" id="fig-{name.replace("_", "-")}">\n  '
+        + "\n  ".join(images)
+        + caption
+        + "\n</figure>"
+    )
+
+
+def cite_markdown(key: str, page: str) -> str:
+    ref = REFERENCES[key]
+    link = _relative(BIBLIOGRAPHY_PAGE, page)
+    return f"[{ref.short}, {ref.year}]({link}#{key})"
+
+
+def reference_item(key: str) -> str:
+    ref = REFERENCES[key]
+    return f"{ref.authors} ({ref.year}). [{ref.title}]({ref.url}). *{ref.venue}*."
+
+
+def references_markdown(keys: list[str], page: str) -> str:
+    link = _relative(BIBLIOGRAPHY_PAGE, page)
+    return "\n".join(
+        f"- {reference_item(k)} [↗ bibliography]({link}#{k})" for k in keys
+    )
+
+
+def bibliography() -> str:
+    """Every reference, sorted by first author and year, each with an anchor."""
+    items = sorted(REFERENCES.items(), key=lambda kv: (kv[1].authors.lower(), kv[1].year))
+    return "\n".join(f"- <span id=\"{k}\"></span>{reference_item(k)}" for k, _ in items)
+
+
+def _split_keys(argument: str) -> list[str]:
+    return [k.strip() for k in argument.split(",") if k.strip()]
+
+
+def expand_shortcodes(
+    markdown: str, page: str, figure_sizes: dict[str, tuple[int, int]]
+) -> str:
+    """Replace every ``{{ kind: argument }}`` outside code fences.
+
+    ``figure_sizes`` maps figure names to the CSS pixel size of their SVG.
+    """
+    load_all()
+
+    def replace(match: re.Match) -> str:
+        kind, argument = match.group(1), match.group(2)
+        where = f"{page}: {{{{ {kind}: {argument} }}}}"
+        if kind == "figure":
+            if argument not in FIGURES:
+                raise BookError(f"{where}: unknown figure {argument!r}")
+            return figure_markdown(argument, page, figure_sizes)
+        if kind == "table":
+            if argument not in TABLES:
+                raise BookError(f"{where}: unknown table {argument!r}")
+            from .render import table_markdown
+
+            return table_markdown(argument)
+        if kind == "value":
+            if argument not in VALUES:
+                raise BookError(f"{where}: unknown value {argument!r}")
+            text = VALUES[argument].compute()
+            if not isinstance(text, str):
+                raise BookError(f"{where}: value must return str, got {type(text).__name__}")
+            return text
+        if kind in ("cite", "references"):
+            keys = _split_keys(argument)
+            unknown = [k for k in keys if k not in REFERENCES]
+            if unknown or not keys:
+                raise BookError(f"{where}: unknown reference key(s) {unknown or argument!r}")
+            if kind == "references":
+                return references_markdown(keys, page)
+            return "; ".join(cite_markdown(k, page) for k in keys)
+        if kind == "bibliography":
+            return bibliography()
+        raise BookError(f"{where}: unknown shortcode kind {kind!r}")
+
+    out, fence = [], None
+    for line in markdown.splitlines(keepends=True):
+        match = FENCE.match(line)
+        if fence is None and match:
+            fence = match.group(2)
+        elif fence is not None and match and match.group(2).startswith(fence[0] * len(fence)):
+            if line.strip() == match.group(2):
+                fence = None
+        elif fence is None:
+            line = SHORTCODE.sub(replace, line)
+        out.append(line)
+    return "".join(out)
+
+
+_MATH = re.compile(
+    r'<(span|div) class="arithmatex">\s*(?:\\\(|\\\[)(.*?)(?:\\\)|\\\])\s*</\1>', re.S
+)
+
+
+def render_math(page_html: str, page: str) -> str:
+    """Replace arithmatex's ``\\(…\\)`` / ``\\[…\\]`` spans with MathML."""
+
+    def replace(match: re.Match) -> str:
+        tag, latex = match.group(1), html.unescape(match.group(2)).strip()
+        display = "block" if tag == "div" else "inline"
+        try:
+            mathml = latex_to_mathml(latex, display=display)
+        except Exception as exc:  # latex2mathml raises many types
+            raise BookError(f"{page}: cannot render math {latex!r}: {exc}") from exc
+        if "\\" in mathml:  # latex2mathml passes unknown commands through as text
+            raise BookError(f"{page}: math {latex!r} uses a command MathML cannot render")
+        return f'<{tag} class="arithmatex">{mathml}</{tag}>'
+
+    result = _MATH.sub(replace, page_html)
+    if 'class="arithmatex"' in result and ("\\(" in result or "\\[" in result):
+        leftover = re.search(r'class="arithmatex">(.{0,80})', result, re.S)
+        raise BookError(f"{page}: math left unrendered near {leftover.group(1)!r}")
+    return result

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Set up, build, serve and test the book with one command each.
+
+    python3 scripts/book.py serve   # build the site and serve it on http://127.0.0.1:8000
+    python3 scripts/book.py build   # build the site into site/ (strict: any warning fails)
+    python3 scripts/book.py test    # run every test
+
+Each command first makes sure ``.venv`` exists and holds exactly the packages in
+requirements.txt plus this package (editable). The set-up is skipped when
+requirements.txt and pyproject.toml have not changed since the last one.
+Needs only Python >= 3.11; extra arguments are passed on to mkdocs or pytest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".book-setup"
+
+
+def _say(message: str) -> None:
+    print(f"[book] {message}", flush=True)
+
+
+def _fingerprint() -> str:
+    digest = hashlib.sha256(sys.version.encode())
+    for name in ("requirements.txt", "pyproject.toml"):
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()
+
+
+def setup() -> None:
+    """Create .venv and install the pinned requirements, unless already done."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"[book] Python >= 3.11 is needed, this is {sys.version.split()[0]}")
+    wanted = _fingerprint()
+    if STAMP.exists() and STAMP.read_text() == wanted:
+        return
+    if not (BIN / "python").exists():
+        _say(f"creating virtual environment in {VENV}")
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    pip = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    _say("installing pinned requirements (first run only; about a minute)")
+    subprocess.run([*pip, "install", "-r", str(ROOT / "requirements.txt")], check=True)
+    subprocess.run(
+        [*pip, "install", "--no-deps", "--no-build-isolation", "-e", str(ROOT)], check=True
+    )
+    STAMP.write_text(wanted)
+    _say("set-up done")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.setdefault("NO_MKDOCS_2_WARNING", "1")
+    env.setdefault("PYTHONHASHSEED", "0")
+    if "SOURCE_DATE_EPOCH" not in env:  # reproducible dates: the last commit's
+        try:
+            stamp = subprocess.run(
+                ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True
+            ).stdout.strip()
+        except OSError:
+            stamp = ""
+        env["SOURCE_DATE_EPOCH"] = stamp or "0"
+    return env
+
+
+def _run(args: list[str]) -> int:
+    return subprocess.run(args, cwd=ROOT, env=_env()).returncode
+
+
+def main(argv: list[str]) -> int:
+    commands = ("serve", "build", "test", "setup")
+    if not argv or argv[0] not in commands:
+        print(__doc__)
+        return 2
+    command, rest = argv[0], argv[1:]
+    setup()
+    if command == "setup":
+        return 0
+    if command == "serve":
+        return _run([str(BIN / "mkdocs"), "serve", "--strict", "-a", "127.0.0.1:8000", *rest])
+    if command == "build":
+        return _run([str(BIN / "mkdocs"), "build", "--strict", *rest])
+    return _run([str(BIN / "python"), "-m", "pytest", *rest])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

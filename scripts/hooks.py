@@ -1,0 +1,61 @@
+"""MkDocs hooks: thin glue between MkDocs and :mod:`pe_explained.book`.
+
+* ``on_config`` drops cached ``pe_explained`` modules, so ``mkdocs serve``
+  picks up edits to the library.
+* ``on_files`` renders every registered figure (light and dark SVG, cached by
+  a content hash) and adds them to the site, so ``--strict`` checks links to them.
+* ``on_page_markdown`` expands ``{{ figure: … }}``, ``{{ table: … }}``,
+  ``{{ value: … }}``, ``{{ cite: … }}`` and ``{{ references: … }}``.
+* ``on_page_content`` renders math to MathML (no script, no network).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+_sizes: dict[str, tuple[int, int]] = {}
+
+
+def _book(module: str):
+    return importlib.import_module(f"pe_explained.book.{module}")
+
+
+def on_config(config):
+    for name in [m for m in sys.modules if m == "pe_explained" or m.startswith("pe_explained.")]:
+        del sys.modules[name]
+    return config
+
+
+def on_files(files, config):
+    render, site = _book("render"), _book("site")
+    cache = Path(config["config_file_path"]).parent / ".cache" / "figures"
+    try:
+        svgs = render.render_all_figures(cache)
+    except Exception as exc:
+        raise PluginError(f"rendering figures failed: {exc}") from exc
+    _sizes.clear()
+    for (name, theme), svg in svgs.items():
+        _sizes[name] = render.svg_size(svg)
+        files.append(File.generated(config, f"{site.FIGURE_DIR}/{name}-{theme}.svg", content=svg))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    site = _book("site")
+    try:
+        return site.expand_shortcodes(markdown, page.file.src_uri, _sizes)
+    except site.BookError as exc:
+        raise PluginError(str(exc)) from exc
+
+
+def on_page_content(html, page, config, files):
+    site = _book("site")
+    try:
+        return site.render_math(html, page.file.src_uri)
+    except site.BookError as exc:
+        raise PluginError(str(exc)) from exc

@@ -1,0 +1,110 @@
+"""The build-time registries: every figure, table and value works, and bad names fail."""
+
+from __future__ import annotations
+
+import re
+
+import matplotlib
+import pytest
+
+from pe_explained.book import FIGURES, TABLES, VALUES, load_all
+from pe_explained.book.references import REFERENCES
+from pe_explained.book.render import format_cell, render_svg, svg_size, table_markdown
+from pe_explained.book.site import BookError, expand_shortcodes, render_math
+
+matplotlib.use("Agg")
+load_all()
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_renders_deterministically_in_both_themes(name):
+    light, dark = render_svg(name, "light"), render_svg(name, "dark")
+    assert light.startswith(b"<?xml") and dark.startswith(b"<?xml")
+    assert light != dark, "the dark variant must differ from the light one"
+    assert render_svg(name, "light") == light, "same sources must give identical bytes"
+    width, height = svg_size(light)
+    assert 200 < width < 1400 and 100 < height < 1400
+    assert b"<dc:date>" not in light
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_has_alt_text(name):
+    assert len(FIGURES[name].alt) >= 40
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_table_renders(name):
+    text = table_markdown(name)
+    lines = text.splitlines()
+    assert len(lines) >= 3
+    assert len({len(re.findall(r"(?<!\\)\|", line)) for line in lines}) == 1, "ragged"
+    assert "nan" not in text.lower()
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_value_is_text(name):
+    text = VALUES[name].compute()
+    assert isinstance(text, str) and text.strip()
+
+
+def test_every_registered_asset_is_used_by_a_page():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    text = "\n".join(p.read_text(encoding="utf-8") for p in docs.rglob("*.md"))
+    used = set(re.findall(r"\{\{\s*(figure|table|value)\s*:\s*(\w+)\s*\}\}", text))
+    for kind, registry in (("figure", FIGURES), ("table", TABLES), ("value", VALUES)):
+        unused = sorted(set(registry) - {n for k, n in used if k == kind})
+        assert not unused, f"registered {kind}s no page shows: {unused}"
+
+
+def test_unknown_names_fail_with_page_and_name():
+    for code in ("{{ figure: nope }}", "{{ table: nope }}", "{{ value: nope }}",
+                 "{{ cite: nope2099 }}", "{{ wat: x }}"):
+        with pytest.raises(BookError, match=r"chapter\.md.*nope|wat"):
+            expand_shortcodes(f"Text {code}\n", "part/chapter.md", {})
+
+
+def test_shortcodes_inside_code_fences_are_left_alone():
+    md = "```python\nx = '{{ figure: nope }}'\n```\n"
+    assert expand_shortcodes(md, "a.md", {}) == md
+
+
+def test_figure_markdown_has_both_variants_sizes_and_alt():
+    name = sorted(FIGURES)[0]
+    out = expand_shortcodes(f"{{{{ figure: {name} }}}}\n", "part/page.md", {name: (640, 320)})
+    assert f"../assets/figures/{name}-light.svg#only-light" in out
+    assert f"../assets/figures/{name}-dark.svg#only-dark" in out
+    assert 'width="640" height="320"' in out
+    assert FIGURES[name].alt[:30] in out
+
+
+def test_cite_links_to_the_bibliography_anchor():
+    out = expand_shortcodes("{{ cite: vaswani2017 }}\n", "foundations/x.md", {})
+    assert out.strip() == "[Vaswani et al., 2017](../appendix/bibliography.md#vaswani2017)"
+
+
+def test_references_are_complete():
+    for key, ref in REFERENCES.items():
+        assert re.fullmatch(r"[a-z]+\d{4}\w*", key), key
+        assert ref.url.startswith("https://"), key
+        assert 1990 < ref.year < 2030 and ref.title and ref.venue and ref.authors
+
+
+def test_math_becomes_mathml_and_bad_math_fails():
+    html = '<p><span class="arithmatex">\\(x^2 &lt; y\\)</span></p>'
+    out = render_math(html, "a.md")
+    assert "<math" in out and "\\(" not in out and "&lt;" in out or "&#x0003C;" in out
+    with pytest.raises(BookError, match="a.md"):
+        render_math('<span class="arithmatex">\\(x^\\)</span>', "a.md")
+    with pytest.raises(BookError, match="cannot render"):
+        render_math('<div class="arithmatex">\\[\\unknowncmd x\\]</div>', "a.md")
+
+
+@pytest.mark.parametrize(
+    "value, spec, text",
+    [(1.5, ".2f", "1.50"), (-0.00001, ".4f", "0.0000"), (-2.5, ".1f", "−2.5"),
+     (12345, ",.0f", "12,345"), (7, ".4f", "7"), ("x", ".4f", "x"), (60611.4, ",.0f", "60,611")],
+)
+def test_cells_are_formatted_consistently(value, spec, text):
+    assert format_cell(value, spec) == text
