@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Screenshot pages of the built site in headless Chromium, light and dark.
+
+    .venv/bin/python scripts/screenshots.py                 # every page of site/
+    .venv/bin/python scripts/screenshots.py --site DIR foundations/sinusoidal/ modern/rope/
+
+Serves the built site on 127.0.0.1 (a free port), opens each page with the
+system Chromium (/usr/bin/chromium), and writes full-page PNGs named
+``<page>-light.png`` / ``<page>-dark.png`` into ``screenshots/`` (or --out).
+The dark variant is what a reader whose system prefers a dark scheme sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import socketserver
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+
+
+def pages_of(site: Path) -> list[str]:
+    """URL paths of every page of a built site ('' is the home page)."""
+    pages = []
+    for index in sorted(site.rglob("index.html")):
+        rel = index.parent.relative_to(site).as_posix()
+        if rel.startswith(("assets", "search")) or rel == "404":
+            continue
+        pages.append("" if rel == "." else rel + "/")
+    return pages
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(site: Path):
+    """Serve ``site`` on a free loopback port in a thread; returns (server, base URL)."""
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pages", nargs="*", help="page paths such as foundations/sinusoidal/")
+    parser.add_argument("--site", type=Path, default=ROOT / "site")
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    parser.add_argument("--width", type=int, default=1280)
+    args = parser.parse_args(argv)
+    if not (args.site / "index.html").exists():
+        print(f"no built site in {args.site}: run python3 scripts/book.py build", file=sys.stderr)
+        return 2
+    from playwright.sync_api import sync_playwright
+
+    pages = args.pages or pages_of(args.site)
+    args.out.mkdir(parents=True, exist_ok=True)
+    server, base = serve(args.site)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for scheme in ("light", "dark"):
+                context = browser.new_context(
+                    color_scheme=scheme, viewport={"width": args.width, "height": 900}
+                )
+                page = context.new_page()
+                for path in pages:
+                    page.goto(base + path, wait_until="networkidle")
+                    page.evaluate("document.querySelectorAll('img[loading=lazy]')"
+                                  ".forEach(i => i.loading = 'eager')")
+                    page.wait_for_load_state("networkidle")
+                    name = (path.strip("/").replace("/", "_") or "index") + f"-{scheme}.png"
+                    page.screenshot(path=str(args.out / name), full_page=True)
+                    print(args.out / name)
+                context.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
