@@ -69,15 +69,16 @@ def _(theme):
     positions = np.linspace(0, HEATMAP_POSITIONS, 801)
     pe = sinusoidal(positions, HEATMAP_D_MODEL)
     wavelengths = sinusoidal_wavelengths(HEATMAP_D_MODEL)
-    fig = new_figure(7.0, 3.4)
+    fig = new_figure(7.0, 3.8)
     ax = fig.add_subplot()
     for j in WAVE_DIMENSIONS:
         ax.plot(positions, pe[:, j], label=f"dim {j} (pair i={j // 2}, λ={wavelengths[j // 2]:.1f})")
     ax.set_xlabel("position pos")
     ax.set_ylabel("PE[pos, j]")
-    ax.set_ylim(-1.15, 1.15)
+    ax.set_ylim(-1.1, 1.1)
+    ax.set_xlim(0, HEATMAP_POSITIONS)
     ax.grid(True)
-    ax.legend(loc="lower left", ncols=2, fontsize=8.5)
+    fig.legend(loc="outside upper center", ncols=2, fontsize=8.5)
     return fig
 
 
@@ -99,13 +100,14 @@ def _(theme):
         ax.plot(i / (len(lam) - 1), lam, marker="o" if d_model == 64 else None,
                 markersize=3, label=f"d_model = {d_model} ({len(lam)} pairs)")
     ax.axhline(2 * np.pi * 10000, color=theme.muted, linestyle="--", linewidth=1)
-    ax.text(0.0, 2 * np.pi * 10000 * 1.25, f"2π · base = {2 * np.pi * 10000:,.0f}",
-            color=theme.text, fontsize=8.5)
+    ax.text(1.0, 2 * np.pi * 10000 * 1.3, f"limit 2π · base = {2 * np.pi * 10000:,.0f}",
+            color=theme.text, fontsize=8.5, ha="right")
     ax.set_yscale("log")
     ax.set_xlabel("relative pair index  2i / d_model   (0 = fastest pair → 1 = slowest pair)")
     ax.set_ylabel("wavelength 2π/ω_i  (positions)")
+    ax.set_ylim(top=2 * np.pi * 10000 * 3)
     ax.grid(True, which="major")
-    ax.legend(loc="upper left")
+    ax.legend(loc="lower right")
     return fig
 
 
