@@ -20,6 +20,7 @@ __all__ = [
     "check_positions",
     "check_float_dtype",
     "check_choice",
+    "check_bool",
 ]
 
 
@@ -119,3 +120,10 @@ def check_choice(name: str, value, choices: Iterable[str]) -> str:
         options = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {options}, got {value!r}")
     return value
+
+
+def check_bool(name: str, value) -> bool:
+    """A flag such as ``causal``: exactly True or False (numpy bools too), nothing truthy."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
