@@ -108,3 +108,10 @@ def test_math_becomes_mathml_and_bad_math_fails():
 )
 def test_cells_are_formatted_consistently(value, spec, text):
     assert format_cell(value, spec) == text
+
+
+def test_multiline_shortcodes_keep_their_indentation():
+    name = sorted(TABLES)[0]
+    out = expand_shortcodes(f"!!! note\n    {{{{ table: {name} }}}}\n", "a.md", {})
+    body = out.splitlines()[1:]
+    assert len(body) >= 3 and all(line.startswith("    |") for line in body)

@@ -134,7 +134,8 @@ def expand_shortcodes(
             if line.strip() == match.group(2):
                 fence = None
         elif fence is None:
-            line = SHORTCODE.sub(replace, line)
+            indent = line[: len(line) - len(line.lstrip())]
+            line = SHORTCODE.sub(lambda m: replace(m).replace("\n", "\n" + indent), line)
         out.append(line)
     return "".join(out)
 
