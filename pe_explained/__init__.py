@@ -5,11 +5,25 @@ code; the book's figures and tables are computed from them at build time.
 """
 
 from .alibi import alibi_bias, alibi_slopes
+from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
+from .nope import nope_position_signal, recover_positions, uniform_attention
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from .t5 import t5_relative_bucket
+from .xpos import expected_rotary_score, xpos_scale, xpos_zeta
 
 __all__ = [
     "alibi_bias",
     "alibi_slopes",
+    "expected_rotary_score",
+    "fairseq_positions",
+    "fairseq_sinusoidal",
+    "nope_position_signal",
+    "recover_positions",
+    "t5_relative_bucket",
+    "tensor2tensor_timing_signal",
+    "uniform_attention",
+    "xpos_scale",
+    "xpos_zeta",
     "LAYOUTS",
     "sinusoidal",
     "sinusoidal_frequencies",
