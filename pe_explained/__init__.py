@@ -7,11 +7,23 @@ code; the book's figures and tables are computed from them at build time.
 from .alibi import alibi_bias, alibi_slopes
 from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
 from .nope import nope_position_signal, recover_positions, uniform_attention
+from .rope import (
+    ROPE_TYPES,
+    apply_rope,
+    interleaved_to_halves_permutation,
+    rope_frequencies,
+    rope_wavelengths,
+)
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from .t5 import t5_relative_bucket
 from .xpos import expected_rotary_score, xpos_scale, xpos_zeta
 
 __all__ = [
+    "ROPE_TYPES",
+    "apply_rope",
+    "interleaved_to_halves_permutation",
+    "rope_frequencies",
+    "rope_wavelengths",
     "alibi_bias",
     "alibi_slopes",
     "expected_rotary_score",

@@ -1,0 +1,479 @@
+"""Rotary position embedding (RoPE) and the ways of stretching its context.
+
+RoPE (Su et al., 2021) rotates every pair of query/key dimensions by an angle
+proportional to the token's position. Pair ``i`` turns at the angular frequency
+``inv_freq[i]`` (``omega_i`` in the book)::
+
+    inv_freq[i] = base ** (-2 i / head_dim),       i = 0 … head_dim/2 − 1
+    theta       = pos * inv_freq[i]
+    (x_a, x_b)  -> (x_a cos θ − x_b sin θ,  x_a sin θ + x_b cos θ)
+
+Which two dimensions form pair ``i`` is a convention: ``"halves"`` pairs ``i``
+with ``i + head_dim/2`` (GPT-NeoX, Hugging Face ``rotate_half``);
+``"interleaved"`` pairs ``2i`` with ``2i + 1`` (the RoFormer paper, GPT-J,
+Meta's original Llama code).
+
+:func:`rope_frequencies` also computes the frequencies of the context-extension
+methods, from a dict in the form Hugging Face model configs use for
+``rope_scaling``. It returns the same numbers as ``transformers``'
+``modeling_rope_utils.py``; where that code reads a model config field rather
+than the dict, the dict here carries it explicitly (see the docstring).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ._checks import (
+    check_base,
+    check_choice,
+    check_float,
+    check_int,
+    check_positions,
+    check_positive_even_int,
+)
+from .sinusoidal import _rotations
+
+__all__ = [
+    "LAYOUTS",
+    "ROPE_TYPES",
+    "apply_rope",
+    "interleaved_to_halves_permutation",
+    "rope_frequencies",
+    "rope_wavelengths",
+]
+
+#: The two ways real code pairs up the dimensions of a head.
+LAYOUTS = ("halves", "interleaved")
+
+#: Accepted ``rope_type`` values; the keys each one requires and allows.
+ROPE_TYPES: dict[str, tuple[frozenset, frozenset]] = {
+    "default": (frozenset(), frozenset()),
+    "linear": (frozenset({"factor"}), frozenset()),
+    "dynamic": (frozenset({"factor", "original_max_position_embeddings"}), frozenset()),
+    "yarn": (
+        frozenset({"factor", "original_max_position_embeddings"}),
+        frozenset({"attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+                   "truncate"}),
+    ),
+    "llama3": (
+        frozenset({"factor", "low_freq_factor", "high_freq_factor",
+                   "original_max_position_embeddings"}),
+        frozenset(),
+    ),
+    "longrope": (
+        frozenset({"short_factor", "long_factor", "original_max_position_embeddings"}),
+        frozenset({"factor", "attention_factor"}),
+    ),
+}
+
+
+# ---------------------------------------------------------------------------
+# Frequencies
+# ---------------------------------------------------------------------------
+
+
+def _default_inv_freq(head_dim: int, base: float) -> np.ndarray:
+    # inv_freq_i = base^(-2i / head_dim)
+    return np.power(base, -np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+
+
+def _scaling_dict(scaling) -> tuple[str, dict]:
+    """Validate the keys of a ``rope_scaling`` dict; return its type and the other keys."""
+    if not isinstance(scaling, Mapping):
+        raise TypeError(f"scaling must be None or a dict, got {type(scaling).__name__}")
+    params = dict(scaling)
+    if "rope_type" in params:
+        rope_type = params.pop("rope_type")
+        params.pop("type", None)  # the legacy spelling may sit beside it
+    elif "type" in params:  # legacy spelling, as Hugging Face accepts
+        rope_type = params.pop("type")
+    else:
+        raise ValueError("scaling must have a 'rope_type' key (or its legacy spelling 'type')")
+    if rope_type not in ROPE_TYPES:
+        options = ", ".join(repr(t) for t in ROPE_TYPES)
+        raise ValueError(f"scaling['rope_type'] must be one of {options}, got {rope_type!r}")
+    required, optional = ROPE_TYPES[rope_type]
+    missing = sorted(required - params.keys())
+    if missing:
+        raise ValueError(
+            f"scaling for rope_type {rope_type!r} is missing key(s) {', '.join(map(repr, missing))}"
+        )
+    unknown = sorted(params.keys() - required - optional)
+    if unknown:
+        hint = " (pass the base frequency as base=)" if "rope_theta" in unknown else ""
+        raise ValueError(
+            f"scaling for rope_type {rope_type!r} has unknown key(s) "
+            f"{', '.join(map(repr, unknown))}{hint}"
+        )
+    return rope_type, params
+
+
+def _factor(params: dict) -> float:
+    return check_float("scaling['factor']", params["factor"], at_least=1.0)
+
+
+def _context(params: dict) -> int:
+    return check_int("scaling['original_max_position_embeddings']",
+                     params["original_max_position_embeddings"], minimum=1)
+
+
+def _optional_float(params: dict, key: str, default, **bounds):
+    """``params[key]`` checked, or ``default`` when the key is absent or None."""
+    value = params.get(key)
+    return default if value is None else check_float(f"scaling[{key!r}]", value, **bounds)
+
+
+def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
+    # sqrt(1/t) = 0.1 * mscale * ln(s) + 1 for s > 1 (YaRN, eq. 22), 1 otherwise
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+def _yarn(inv_freq, head_dim, base, params):
+    factor, context = _factor(params), _context(params)
+    attention_factor = _optional_float(params, "attention_factor", None, greater_than=0.0)
+    mscale = _optional_float(params, "mscale", None, at_least=0.0)
+    mscale_all_dim = _optional_float(params, "mscale_all_dim", None, at_least=0.0)
+    if attention_factor is None:
+        if mscale and mscale_all_dim:  # DeepSeek-V2/V3 configs: a ratio of two mscales
+            attention_factor = _yarn_mscale(factor, mscale) / _yarn_mscale(factor, mscale_all_dim)
+        else:
+            attention_factor = _yarn_mscale(factor)
+    beta_fast = _optional_float(params, "beta_fast", 32.0, greater_than=0.0)
+    beta_slow = _optional_float(params, "beta_slow", 1.0, greater_than=0.0)
+    truncate = params.get("truncate", True)
+    if not isinstance(truncate, (bool, np.bool_)):
+        raise TypeError(f"scaling['truncate'] must be True or False, got {truncate!r}")
+
+    def pair_with_rotations(rotations):
+        # the (fractional) pair index whose wavelength fits `rotations` times into the context:
+        # context / (2π base^(2i/head_dim)) = rotations  ⇔  i = head_dim ln(context / (2π r)) / (2 ln base)
+        return head_dim * math.log(context / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = pair_with_rotations(beta_fast), pair_with_rotations(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, head_dim - 1)
+    if low == high:
+        high += 0.001  # as the reference code: avoid dividing by zero
+    # ramp: 0 up to pair `low` (keep the frequency), 1 from pair `high` on (divide it by factor)
+    ramp = np.clip((np.arange(head_dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+    inv_freq = inv_freq / factor * ramp + inv_freq * (1.0 - ramp)
+    return inv_freq, float(attention_factor)
+
+
+def _llama3(inv_freq, params):
+    factor, context = _factor(params), _context(params)
+    low_freq_factor = check_float("scaling['low_freq_factor']", params["low_freq_factor"],
+                                  greater_than=0.0)
+    high_freq_factor = check_float("scaling['high_freq_factor']", params["high_freq_factor"],
+                                   greater_than=0.0)
+    if not high_freq_factor > low_freq_factor:
+        raise ValueError(
+            f"scaling['high_freq_factor'] must be > scaling['low_freq_factor'], got "
+            f"{high_freq_factor:g} and {low_freq_factor:g}"
+        )
+    wavelength = 2 * np.pi / inv_freq
+    # long wavelengths (> context / low_freq_factor): divide the frequency by factor;
+    # short ones (< context / high_freq_factor): keep it; in between: blend smoothly
+    smooth = (context / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = (1.0 - smooth) * inv_freq / factor + smooth * inv_freq
+    out = np.where(wavelength > context / low_freq_factor, inv_freq / factor, inv_freq)
+    medium = ~(wavelength < context / high_freq_factor) & ~(wavelength > context / low_freq_factor)
+    return np.where(medium, blended, out), 1.0
+
+
+def _longrope(head_dim, base, params, seq_len):
+    context = _context(params)
+    half = head_dim // 2
+    factors = {}
+    for key in ("short_factor", "long_factor"):
+        values = params[key]
+        if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+            raise TypeError(f"scaling[{key!r}] must be a list of numbers, got {type(values).__name__}")
+        arr = np.asarray(values, dtype=np.float64)
+        if arr.shape != (half,):
+            raise ValueError(
+                f"scaling[{key!r}] must have head_dim/2 = {half} entries, got shape {arr.shape}"
+            )
+        if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+            raise ValueError(f"scaling[{key!r}] must hold finite numbers > 0")
+        factors[key] = arr
+    attention_factor = _optional_float(params, "attention_factor", None, greater_than=0.0)
+    if attention_factor is None:
+        if params.get("factor") is None:
+            raise ValueError(
+                "scaling for rope_type 'longrope' needs 'factor' (extended / original context "
+                "length) or 'attention_factor'"
+            )
+        factor = check_float("scaling['factor']", params["factor"], greater_than=0.0)
+        # sqrt(1 + ln s / ln L) for s > 1 (LongRoPE / Phi-3)
+        attention_factor = (
+            1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(context))
+        )
+    elif params.get("factor") is not None:
+        check_float("scaling['factor']", params["factor"], greater_than=0.0)
+    use_long = seq_len is not None and seq_len > context
+    rescale = factors["long_factor" if use_long else "short_factor"]
+    # inv_freq_i = 1 / (rescale_i · base^(2i / head_dim))
+    return 1.0 / (rescale * np.power(base, np.arange(0, head_dim, 2) / head_dim)), attention_factor
+
+
+def rope_frequencies(head_dim, *, base=10000.0, scaling=None, seq_len=None):
+    """The rotation frequencies of RoPE, optionally rescaled to stretch the context.
+
+    Parameters
+    ----------
+    head_dim : int
+        Width of one attention head (the rotated part of it); positive and even.
+    base : float, optional
+        Base of the frequency ladder (``rope_theta`` in Hugging Face configs):
+        10000 in RoFormer and Llama 2, 500000 in Llama 3.
+    scaling : dict or None, optional
+        ``None`` for plain RoPE, or a dict as in a Hugging Face config's
+        ``rope_scaling``, with ``"rope_type"`` (legacy spelling ``"type"``) one of:
+
+        ``"default"``
+            no change.
+        ``"linear"`` — position interpolation (Chen et al., 2023)
+            ``factor``: every frequency divided by it.
+        ``"dynamic"`` — dynamic NTK scaling
+            ``factor`` and ``original_max_position_embeddings`` (the context the
+            model was trained on; Hugging Face reads the config's
+            ``max_position_embeddings``); ``seq_len`` is the current length.
+        ``"yarn"`` — YaRN (Peng et al., 2024)
+            ``factor``, ``original_max_position_embeddings`` (Hugging Face falls
+            back to the config's ``max_position_embeddings`` when this key is
+            missing); optional ``beta_fast`` (32), ``beta_slow`` (1),
+            ``attention_factor`` (default ``0.1 ln(factor) + 1``), ``mscale`` and
+            ``mscale_all_dim`` (when both are non-zero the default attention factor
+            is ``m(factor, mscale) / m(factor, mscale_all_dim)`` with
+            ``m(s, a) = 0.1 a ln s + 1``), ``truncate`` (True: round the
+            correction range outwards to whole pairs).
+        ``"llama3"`` — Llama 3.1 (Dubey et al., 2024)
+            ``factor``, ``low_freq_factor``, ``high_freq_factor``,
+            ``original_max_position_embeddings``.
+        ``"longrope"`` — LongRoPE (Ding et al., 2024)
+            ``short_factor`` and ``long_factor`` (``head_dim/2`` numbers each),
+            ``original_max_position_embeddings`` (Hugging Face reads it from the
+            config, or falls back to ``max_position_embeddings``), and ``factor``
+            (extended / original length; Phi-3 configs give the two lengths
+            instead) unless ``attention_factor`` is given. ``long_factor`` is used
+            when ``seq_len`` > ``original_max_position_embeddings``.
+
+        An unknown type or key, or a missing one, is a ``ValueError``.
+    seq_len : int, optional
+        Current sequence length; read by ``"dynamic"`` and ``"longrope"`` only.
+
+    Returns
+    -------
+    inv_freq : ndarray, shape (head_dim // 2,), float64
+        Angular frequency of every pair, in radians per position.
+    attention_factor : float
+        Factor by which cos and sin are multiplied (so the attention logits by its
+        square); 1.0 unless the method sets one (YaRN, LongRoPE).
+
+    References
+    ----------
+    Su et al. (2021), RoFormer; Chen et al. (2023), position interpolation;
+    Peng et al. (2024), YaRN; Dubey et al. (2024), Llama 3; Ding et al. (2024),
+    LongRoPE. Hugging Face ``transformers``, ``modeling_rope_utils.py``.
+
+    Examples
+    --------
+    >>> inv_freq, attention_factor = rope_frequencies(8)
+    >>> inv_freq.tolist(), attention_factor
+    ([1.0, 0.1, 0.01, 0.001], 1.0)
+    >>> inv_freq, _ = rope_frequencies(8, scaling={"rope_type": "linear", "factor": 4.0})
+    >>> inv_freq.tolist()
+    [0.25, 0.025, 0.0025, 0.00025]
+    """
+    head_dim = check_positive_even_int("head_dim", head_dim)
+    base = check_base("base", base)
+    if seq_len is not None:
+        seq_len = check_int("seq_len", seq_len, minimum=1)
+    inv_freq = _default_inv_freq(head_dim, base)
+    if scaling is None:
+        return inv_freq, 1.0
+    rope_type, params = _scaling_dict(scaling)
+    if rope_type == "default":
+        return inv_freq, 1.0
+    if rope_type == "linear":
+        return inv_freq / _factor(params), 1.0
+    if rope_type == "dynamic":
+        factor, context = _factor(params), _context(params)
+        if head_dim < 4:
+            raise ValueError("head_dim must be >= 4 for 'dynamic' scaling (exponent d/(d-2))")
+        length = context if seq_len is None else max(seq_len, context)
+        # base' = base · (factor · seq_len / L − (factor − 1))^(d / (d − 2))
+        alpha = factor * length / context - (factor - 1)
+        return _default_inv_freq(head_dim, base * alpha ** (head_dim / (head_dim - 2))), 1.0
+    if rope_type == "yarn":
+        return _yarn(inv_freq, head_dim, base, params)
+    if rope_type == "llama3":
+        return _llama3(inv_freq, params)
+    return _longrope(head_dim, base, params, seq_len)
+
+
+def rope_wavelengths(head_dim, *, base=10000.0, scaling=None, seq_len=None) -> np.ndarray:
+    """Wavelength ``2π / inv_freq`` of every pair, in positions (same arguments as
+    :func:`rope_frequencies`).
+
+    Examples
+    --------
+    >>> [round(w, 1) for w in rope_wavelengths(8).tolist()]
+    [6.3, 62.8, 628.3, 6283.2]
+    """
+    inv_freq, _ = rope_frequencies(head_dim, base=base, scaling=scaling, seq_len=seq_len)
+    return 2 * np.pi / inv_freq
+
+
+# ---------------------------------------------------------------------------
+# Rotation
+# ---------------------------------------------------------------------------
+
+
+def interleaved_to_halves_permutation(head_dim) -> np.ndarray:
+    """Dimension order that turns an interleaved head into a split-half one.
+
+    ``x_halves = x_interleaved[..., perm]`` puts the first member of every pair
+    (dimensions 0, 2, 4, …) in the first half and the second members after it.
+    Applying ``perm`` to the rows of one head's block of ``W_q`` and ``W_k`` is how
+    checkpoints trained with interleaved RoPE are converted for split-half code:
+    the attention scores do not change.
+
+    Examples
+    --------
+    >>> interleaved_to_halves_permutation(8).tolist()
+    [0, 2, 4, 6, 1, 3, 5, 7]
+    """
+    head_dim = check_positive_even_int("head_dim", head_dim)
+    return np.concatenate([np.arange(0, head_dim, 2), np.arange(1, head_dim, 2)])
+
+
+def _check_inv_freq(inv_freq, half: int) -> np.ndarray:
+    if isinstance(inv_freq, (str, bytes)):
+        raise TypeError("inv_freq must be a 1-D array of numbers, got str")
+    arr = np.asarray(inv_freq)
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise TypeError(f"inv_freq must hold real numbers, got dtype {arr.dtype}")
+    if arr.shape != (half,):
+        raise ValueError(
+            f"inv_freq must have head_dim/2 = {half} entries (one per pair), got shape {arr.shape}"
+        )
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError("inv_freq must be finite and >= 0")
+    return arr
+
+
+def _phasors(positions: np.ndarray, inv_freq: np.ndarray, scale: float, dtype) -> np.ndarray:
+    """``scale · e^{i pos ω}`` for every position and frequency, as ``dtype`` (complex).
+
+    Integer positions use angle addition: ``pos = a·B + b`` and
+    ``e^{i pos ω} = e^{i a B ω} · e^{i b ω}`` from two small tables, which replaces
+    a cos and a sin per entry by one complex multiply (exact to float64 rounding).
+    """
+    n = len(positions)
+    if positions.dtype.kind == "f" or n < 64:
+        theta = np.multiply.outer(positions.astype(np.float64), inv_freq)
+        out = np.empty(theta.shape, dtype=dtype)
+        out.real, out.imag = scale * np.cos(theta), scale * np.sin(theta)
+        return out
+    block = max(1, math.isqrt(int(positions.max()) + 1))
+    low = _rotations(np.arange(block), inv_freq, conjugate=False).astype(dtype)
+    high = (scale * _rotations(np.arange(int(positions.max()) // block + 1) * block, inv_freq,
+                               conjugate=False)).astype(dtype)
+    if positions[0] == 0 and np.array_equal(positions, np.arange(n)):
+        full, rest = divmod(n, block)
+        out = np.empty((n, len(inv_freq)), dtype=dtype)
+        np.multiply(high[:full, None, :], low[None, :, :],
+                    out=out[: full * block].reshape(full, block, -1))
+        if rest:
+            np.multiply(high[full], low[:rest], out=out[full * block:])
+        return out
+    a, b = np.divmod(positions, block)
+    return np.multiply(high[a], low[b])
+
+
+def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0) -> np.ndarray:
+    """Rotate every pair of the last axis of ``x`` by its position's angles.
+
+    Parameters
+    ----------
+    x : ndarray, shape (..., seq, head_dim)
+        Queries or keys (float16/32/64); ``head_dim`` even.
+    positions : int or array_like, shape (seq,)
+        Position of every row: an int ``seq`` means ``0 … seq−1``; otherwise finite
+        numbers >= 0 (fractional positions are allowed).
+    inv_freq : array_like, shape (head_dim // 2,)
+        Angular frequency of every pair (from :func:`rope_frequencies`).
+    layout : {"halves", "interleaved"}, optional
+        ``"halves"`` pairs dimension ``j`` with ``j + head_dim/2`` (GPT-NeoX,
+        Hugging Face); ``"interleaved"`` pairs ``2j`` with ``2j + 1`` (RoFormer,
+        GPT-J, Meta's Llama code).
+    attention_factor : float, optional
+        Multiplies cos and sin (as Hugging Face does with YaRN's and LongRoPE's
+        factor), so every rotated vector is scaled by it.
+
+    Returns
+    -------
+    ndarray, same shape and dtype as ``x``
+        ``attention_factor · R(pos) x`` for every row. NaN or inf in ``x`` pass
+        through to the rows that hold them, as in any arithmetic.
+
+    Notes
+    -----
+    Each pair is a complex number ``x_a + i x_b`` and the rotation is one
+    multiply by ``e^{i pos ω}``. The angles are computed in float64 and the
+    product in the precision of ``x`` (float16 in float32).
+
+    Examples
+    --------
+    >>> q = np.array([[1.0, 0.0, 0.0, 1.0]])          # one row, head_dim = 4
+    >>> inv_freq, _ = rope_frequencies(4)               # [1, 0.01]
+    >>> apply_rope(q, [2], inv_freq, layout="interleaved").round(4).tolist()
+    [[-0.4161, 0.9093, -0.02, 0.9998]]
+    """
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"x must be a numpy array, got {type(x).__name__}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"x must have a float dtype, got {x.dtype}")
+    if x.ndim < 2:
+        raise ValueError(f"x must have shape (..., seq, head_dim), got shape {x.shape}")
+    head_dim = x.shape[-1]
+    if head_dim == 0 or head_dim % 2:
+        raise ValueError(f"x's last axis (head_dim) must be even and > 0, got {head_dim}")
+    half = head_dim // 2
+    pos = check_positions("positions", positions)
+    if len(pos) != x.shape[-2]:
+        raise ValueError(
+            f"positions must have one entry per row of x (x.shape[-2] = {x.shape[-2]}), "
+            f"got {len(pos)}"
+        )
+    freq = _check_inv_freq(inv_freq, half)
+    layout = check_choice("layout", layout, LAYOUTS)
+    scale = check_float("attention_factor", attention_factor, greater_than=0.0)
+
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    complex_dtype = np.complex128 if work == np.float64 else np.complex64
+    rot = _phasors(pos, freq, scale, complex_dtype)  # (seq, half)
+    xw = x if x.dtype == work else x.astype(work)
+
+    if layout == "interleaved":
+        xw = np.ascontiguousarray(xw)
+        out = np.multiply(xw.view(complex_dtype), rot).view(work)
+    else:
+        # halves: out = x·[cos, cos] + swap(x)·[−sin, sin], swap exchanging the two halves
+        xw = np.ascontiguousarray(xw)
+        pairs = xw.reshape(*xw.shape[:-1], 2, half)
+        cos = np.repeat(rot.real[:, None, :], 2, axis=1)  # (seq, 2, half)
+        sin = np.stack([-rot.imag, rot.imag], axis=1)
+        out = np.multiply(pairs, cos)
+        out += np.multiply(pairs[..., ::-1, :], sin)
+        out = out.reshape(xw.shape)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
