@@ -1,0 +1,174 @@
+"""apply_rope: rotation identities, the two layouts, dtypes and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pe_explained import apply_rope, interleaved_to_halves_permutation, rope_frequencies
+
+RNG = np.random.default_rng(2021)
+
+
+def rotate_half_reference(x, positions, inv_freq):
+    """The Hugging Face recipe, written out: x·cos + rotate_half(x)·sin."""
+    theta = np.outer(np.asarray(positions, dtype=np.float64), inv_freq)
+    cos = np.concatenate([np.cos(theta)] * 2, axis=-1)
+    sin = np.concatenate([np.sin(theta)] * 2, axis=-1)
+    half = x.shape[-1] // 2
+    rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return x * cos + rotated * sin
+
+
+def test_hand_computed_example():
+    # head_dim 2, one pair at frequency 1: (1, 0) at position π/2 turns to (0, 1)
+    out = apply_rope(np.array([[1.0, 0.0]]), np.array([np.pi / 2]), [1.0])
+    np.testing.assert_allclose(out, [[0.0, 1.0]], atol=1e-15)
+    # head_dim 4, halves: pairs (0, 2) at ω = 1 and (1, 3) at ω = 0.01, position 3
+    x = np.array([[1.0, 2.0, 3.0, 4.0]])
+    c0, s0, c1, s1 = np.cos(3), np.sin(3), np.cos(0.03), np.sin(0.03)
+    expected = [[1 * c0 - 3 * s0, 2 * c1 - 4 * s1, 1 * s0 + 3 * c0, 2 * s1 + 4 * c1]]
+    np.testing.assert_allclose(apply_rope(x, [3], [1.0, 0.01]), expected, rtol=1e-14)
+    # interleaved: pairs (0, 1) and (2, 3)
+    expected = [[1 * c0 - 2 * s0, 1 * s0 + 2 * c0, 3 * c1 - 4 * s1, 3 * s1 + 4 * c1]]
+    np.testing.assert_allclose(apply_rope(x, [3], [1.0, 0.01], layout="interleaved"), expected,
+                               rtol=1e-14)
+
+
+@pytest.mark.parametrize("layout", ["halves", "interleaved"])
+def test_position_zero_is_the_identity(layout):
+    x = RNG.standard_normal((3, 5, 16))
+    inv_freq, _ = rope_frequencies(16)
+    out = apply_rope(x, np.zeros(5, dtype=int), inv_freq, layout=layout)
+    np.testing.assert_array_equal(out, x)
+
+
+@pytest.mark.parametrize("layout", ["halves", "interleaved"])
+def test_norm_is_preserved_and_scaled_by_the_attention_factor(layout):
+    x = RNG.standard_normal((2, 300, 64))
+    inv_freq, _ = rope_frequencies(64)
+    norms = np.linalg.norm(x, axis=-1)
+    np.testing.assert_allclose(np.linalg.norm(apply_rope(x, 300, inv_freq, layout=layout), axis=-1),
+                               norms, rtol=1e-13)
+    scaled = apply_rope(x, 300, inv_freq, layout=layout, attention_factor=1.25)
+    np.testing.assert_allclose(np.linalg.norm(scaled, axis=-1), 1.25 * norms, rtol=1e-13)
+
+
+def test_halves_matches_the_rotate_half_recipe():
+    x = RNG.standard_normal((2, 3, 257, 32))
+    inv_freq, _ = rope_frequencies(32, base=500000.0)
+    positions = RNG.integers(0, 100000, size=257)
+    np.testing.assert_allclose(apply_rope(x, positions, inv_freq),
+                               rotate_half_reference(x, positions, inv_freq), atol=1e-10)
+
+
+@pytest.mark.parametrize("layout", ["halves", "interleaved"])
+def test_score_depends_only_on_the_offset(layout):
+    head_dim = 32
+    q, k = RNG.standard_normal(head_dim), RNG.standard_normal(head_dim)
+    inv_freq, _ = rope_frequencies(head_dim)
+
+    def score(m, n):
+        rq = apply_rope(q[None, :], [m], inv_freq, layout=layout)[0]
+        rk = apply_rope(k[None, :], [n], inv_freq, layout=layout)[0]
+        return float(rq @ rk)
+
+    for offset in (0, 1, 7, 250):
+        scores = [score(n + offset, n) for n in (0, 3, 1000, 54321)]
+        np.testing.assert_allclose(scores, scores[0], rtol=1e-9, atol=1e-9)
+    assert abs(score(10, 0) - score(0, 10)) > 1e-3  # direction matters: m − n, not |m − n|
+
+
+def test_complex_multiply_equivalence():
+    x = RNG.standard_normal((40, 16))
+    inv_freq, _ = rope_frequencies(16)
+    positions = np.arange(40) * 37
+    z = x[:, 0::2] + 1j * x[:, 1::2]
+    rotated = z * np.exp(1j * np.outer(positions, inv_freq))
+    out = apply_rope(x, positions, inv_freq, layout="interleaved")
+    np.testing.assert_allclose(out[:, 0::2] + 1j * out[:, 1::2], rotated, atol=1e-12)
+
+
+def test_layouts_differ_by_a_fixed_permutation_of_dimensions():
+    head_dim, seq = 16, 50
+    perm = interleaved_to_halves_permutation(head_dim)
+    assert perm.tolist()[:4] == [0, 2, 4, 6] and perm.tolist()[8:12] == [1, 3, 5, 7]
+    x = RNG.standard_normal((4, seq, head_dim))
+    inv_freq, _ = rope_frequencies(head_dim)
+    interleaved = apply_rope(x, seq, inv_freq, layout="interleaved")
+    np.testing.assert_allclose(apply_rope(x[..., perm], seq, inv_freq)[..., np.argsort(perm)],
+                               interleaved, atol=1e-13)
+
+
+def test_permuting_wq_wk_rows_keeps_every_attention_score():
+    # a model trained with interleaved RoPE, converted for split-half code
+    d_model, head_dim, seq = 24, 8, 12
+    w_q, w_k = RNG.standard_normal((head_dim, d_model)), RNG.standard_normal((head_dim, d_model))
+    tokens = RNG.standard_normal((seq, d_model))
+    inv_freq, _ = rope_frequencies(head_dim)
+    perm = interleaved_to_halves_permutation(head_dim)
+
+    def scores(wq, wk, layout):
+        q = apply_rope(tokens @ wq.T, seq, inv_freq, layout=layout)
+        k = apply_rope(tokens @ wk.T, seq, inv_freq, layout=layout)
+        return q @ k.T
+
+    original = scores(w_q, w_k, "interleaved")
+    np.testing.assert_allclose(scores(w_q[perm], w_k[perm], "halves"), original, atol=1e-12)
+    assert np.abs(scores(w_q, w_k, "halves") - original).max() > 0.1  # unconverted: wrong
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["halves", "interleaved"])
+def test_dtype_is_preserved_and_float32_is_accurate(dtype, layout):
+    x = RNG.standard_normal((2, 500, 64)).astype(dtype)
+    inv_freq, _ = rope_frequencies(64)
+    positions = np.arange(500) * 200  # up to ~10^5: rounding the angle in float32 would show
+    out = apply_rope(x, positions, inv_freq, layout=layout)
+    assert out.dtype == dtype and out.shape == x.shape
+    exact = apply_rope(x.astype(np.float64), positions, inv_freq, layout=layout)
+    tolerance = {np.float16: 5e-3, np.float32: 2e-6, np.float64: 1e-12}[dtype]
+    assert np.abs(out.astype(np.float64) - exact).max() < tolerance * np.abs(exact).max()
+
+
+def test_fractional_positions_and_non_contiguous_input():
+    x = RNG.standard_normal((6, 8))[:, ::1]
+    xt = np.asfortranarray(x)
+    inv_freq, _ = rope_frequencies(8)
+    positions = np.array([0.0, 0.5, 1.25, 2.0, 10.5, 3.0])
+    out = apply_rope(xt, positions, inv_freq)
+    np.testing.assert_allclose(out, rotate_half_reference(x, positions, inv_freq), atol=1e-13)
+    ints = apply_rope(x, np.arange(6), inv_freq)
+    np.testing.assert_allclose(ints, apply_rope(x, np.arange(6.0), inv_freq), atol=1e-15)
+
+
+def test_does_not_modify_its_input():
+    x = RNG.standard_normal((5, 8))
+    before = x.copy()
+    apply_rope(x, 5, rope_frequencies(8)[0], layout="interleaved")
+    apply_rope(x, 5, rope_frequencies(8)[0])
+    np.testing.assert_array_equal(x, before)
+
+
+@pytest.mark.parametrize(
+    "x,positions,inv_freq,kwargs,error,match",
+    [
+        (np.zeros((3, 7)), 3, np.ones(3), {}, ValueError, "head_dim"),
+        (np.zeros((3, 8)), 3, np.ones(3), {}, ValueError, "inv_freq must have head_dim/2 = 4"),
+        (np.zeros((3, 8)), 4, np.ones(4), {}, ValueError, "one entry per row"),
+        (np.zeros((3, 8)), [0, 1, np.nan], np.ones(4), {}, ValueError, "finite"),
+        (np.zeros((3, 8)), [0, 1, -2], np.ones(4), {}, ValueError, ">= 0"),
+        (np.zeros((3, 8)), 3, [1, 1, np.nan, 1], {}, ValueError, "inv_freq must be finite"),
+        (np.zeros((3, 8)), 3, np.ones(4), {"layout": "neox"}, ValueError, "layout"),
+        (np.zeros((3, 8)), 3, np.ones(4), {"attention_factor": 0.0}, ValueError,
+         "attention_factor"),
+        (np.zeros((3, 8)), 3, np.ones(4), {"attention_factor": np.nan}, ValueError,
+         "attention_factor"),
+        (np.zeros((3, 8), dtype=int), 3, np.ones(4), {}, TypeError, "float dtype"),
+        (np.zeros(8), 1, np.ones(4), {}, ValueError, "shape"),
+        ([[0.0, 1.0]], 1, np.ones(1), {}, TypeError, "numpy array"),
+    ],
+)
+def test_bad_input_is_rejected(x, positions, inv_freq, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        apply_rope(x, positions, inv_freq, **kwargs)
