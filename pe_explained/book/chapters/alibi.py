@@ -1,0 +1,88 @@
+"""Chapter 12, ALiBi: slopes for any head count, the bias per head, and the row term."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...alibi import alibi_bias, alibi_slopes
+from ...attention import softmax
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+HEAD_COUNTS = (8, 12, 16)
+FIGURE_HEADS, FIGURE_LEN = 8, 12
+
+
+@table("alibi_slopes_by_heads",
+       caption="ALiBi slopes m_h for 8, 12 and 16 heads (exact values, rounded to 6 digits).")
+def _():
+    slopes = {n: alibi_slopes(n) for n in HEAD_COUNTS}
+    rows = []
+    for h in range(max(HEAD_COUNTS)):
+        cells = [f"{slopes[n][h]:.6g}" if h < n else "" for n in HEAD_COUNTS]
+        exponents = [f"2^{np.log2(slopes[n][h]):g}".replace("-", "−") if h < n else ""
+                     for n in HEAD_COUNTS]
+        rows.append([h + 1, *[f"{c} ({e})" if c else "" for c, e in zip(cells, exponents)]])
+    return Table(["head h", *[f"{n} heads" for n in HEAD_COUNTS]], rows)
+
+
+ROW_TERM_HEADS = 12  # not a power of two: slopes such as 2^-0.5 are not exact in binary
+
+
+def _row_term_difference() -> float:
+    """max |softmax(−m(i−j)) − softmax(+m j)| over every head and row (masked alike)."""
+    bias = alibi_bias(ROW_TERM_HEADS, 64, dtype=np.float64)
+    slopes = alibi_slopes(ROW_TERM_HEADS)
+    keys_only = np.where(np.isfinite(bias), slopes[:, None, None] * np.arange(64), -np.inf)
+    return float(np.abs(softmax(bias) - softmax(keys_only)).max())
+
+
+@value("alibi_row_term_difference")
+def _():
+    return f"{_row_term_difference():.1e}"
+
+
+@value("alibi_weight_far_last_query")
+def _():
+    # attention weight of the first key for the last of 64 queries, steepest head, zero scores
+    weights = softmax(alibi_bias(FIGURE_HEADS, 64, dtype=np.float64)[0])
+    return f"{weights[-1, 0]:.1e}"
+
+
+@value("alibi_weight_far_last_query_flat")
+def _():
+    weights = softmax(alibi_bias(FIGURE_HEADS, 64, dtype=np.float64)[-1])
+    return f"{weights[-1, 0]:.4f}"
+
+
+@figure(
+    "alibi_bias_per_head",
+    alt=f"Left: the causal ALiBi bias of the first of {FIGURE_HEADS} heads for {FIGURE_LEN} "
+    "positions, a lower-triangular matrix that is 0 on the diagonal and grows more negative "
+    "towards the bottom-left, blank above the diagonal. Right: the bias against the distance "
+    f"i − j for each of the {FIGURE_HEADS} heads, {FIGURE_HEADS} straight lines through the "
+    f"origin with slopes from −{alibi_slopes(FIGURE_HEADS)[0]:g} to "
+    f"−{alibi_slopes(FIGURE_HEADS)[-1]:g}.",
+    caption=f"ALiBi with {FIGURE_HEADS} heads. Left: head 1's bias matrix (keys after the "
+    "query are masked, blank). Right: every head's bias is a straight line in the distance; "
+    "the slopes halve from head to head.",
+)
+def _(theme):
+    bias = alibi_bias(FIGURE_HEADS, FIGURE_LEN, dtype=np.float64)
+    slopes = alibi_slopes(FIGURE_HEADS)
+    fig = new_figure(7.0, 3.4)
+    left, right = fig.subplots(1, 2, width_ratios=[1, 1.35])
+    shown = np.where(np.isfinite(bias[0]), bias[0], np.nan)
+    image = left.imshow(shown, cmap=theme.sequential, interpolation="nearest")
+    left.set_xlabel("key position j")
+    left.set_ylabel("query position i")
+    left.set_title(f"head 1, m = {slopes[0]:g}")
+    fig.colorbar(image, ax=left, shrink=0.85, label="bias −m(i − j)")
+    distance = np.arange(FIGURE_LEN)
+    for h in range(FIGURE_HEADS):
+        right.plot(distance, -slopes[h] * distance, label=f"head {h + 1}: m = 2^{np.log2(slopes[h]):g}")
+    right.set_xlabel("distance i − j (positions)")
+    right.set_ylabel("bias added to the score")
+    right.grid(True)
+    right.legend(loc="lower left", fontsize=7.5, ncols=2)
+    return fig

@@ -1,0 +1,91 @@
+"""Chapter 13, T5's relative bias: exact buckets, then logarithmic ones, then saturation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...t5 import t5_relative_bucket
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+NUM_BUCKETS, MAX_DISTANCE = 32, 128
+SCAN = np.arange(0, 4 * MAX_DISTANCE + 1)  # distances, keys at or before the query
+
+
+def _bucket_of_distance(bidirectional: bool) -> np.ndarray:
+    """Bucket of a key ``d`` positions before the query, for d in SCAN."""
+    return t5_relative_bucket(-SCAN, bidirectional=bidirectional)
+
+
+def _first_distance_of_last_bucket(bidirectional: bool) -> int:
+    buckets = _bucket_of_distance(bidirectional)
+    return int(SCAN[np.argmax(buckets == buckets.max())])
+
+
+def _ranges(bidirectional: bool) -> dict[int, str]:
+    buckets = _bucket_of_distance(bidirectional)
+    out = {}
+    for b in np.unique(buckets):
+        d = SCAN[buckets == b]
+        if b == buckets.max():
+            out[int(b)] = f"{d[0]} and more"
+        else:
+            out[int(b)] = f"{d[0]}" if d[0] == d[-1] else f"{d[0]}–{d[-1]}"
+    return out
+
+
+@table("t5_bucket_ranges",
+       caption="Which distances share a bucket (T5 defaults: 32 buckets, max_distance 128), "
+       "for keys at or before the query.")
+def _():
+    bidirectional, causal = _ranges(True), _ranges(False)
+    rows = []
+    for b in range(NUM_BUCKETS):
+        if b in bidirectional or b in causal:
+            rows.append([b, bidirectional.get(b, "—"), causal.get(b, "—")])
+    return Table(["bucket", "distance i − j, bidirectional (encoder)",
+                  "distance i − j, causal (decoder)"], rows)
+
+
+@value("t5_saturation_bidirectional")
+def _():
+    return str(_first_distance_of_last_bucket(True))
+
+
+@value("t5_saturation_causal")
+def _():
+    return str(_first_distance_of_last_bucket(False))
+
+
+@value("t5_widest_bidirectional_bucket")
+def _():
+    buckets = _bucket_of_distance(True)
+    sizes = [int(np.sum(buckets == b)) for b in np.unique(buckets)[:-1]]
+    return str(max(sizes))
+
+
+@figure(
+    "t5_buckets",
+    alt="Step plot of T5's bucket index against the relative position key minus query, from "
+    f"−{2 * MAX_DISTANCE} to {2 * MAX_DISTANCE}. Bidirectional: buckets 0 to 15 for keys before "
+    "the query and 16 to 31 after it, one bucket per position near zero, then ever wider steps, "
+    f"flat beyond ±{_first_distance_of_last_bucket(True)}. Causal: buckets 0 to 31 for keys "
+    "before the query, all keys after it in bucket 0.",
+    caption="T5's bucket of every relative position (32 buckets, max_distance 128). Near 0 "
+    "every distance has its own bucket; further out the steps widen logarithmically; past the "
+    "last step every distance shares one bucket. The dashed lines mark ±max_distance.",
+)
+def _(theme):
+    rel = np.arange(-2 * MAX_DISTANCE, 2 * MAX_DISTANCE + 1)
+    fig = new_figure(7.0, 3.6)
+    ax = fig.add_subplot()
+    ax.step(rel, t5_relative_bucket(rel), where="mid", label="bidirectional (encoder)")
+    ax.step(rel, t5_relative_bucket(rel, bidirectional=False), where="mid",
+            label="causal (decoder)", linestyle="--")
+    for x in (-MAX_DISTANCE, MAX_DISTANCE):
+        ax.axvline(x, color=theme.muted, linestyle=":", linewidth=1)
+    ax.set_xlabel("relative position j − i  (key − query, in positions)")
+    ax.set_ylabel("bucket index")
+    ax.grid(True)
+    ax.legend(loc="upper left")
+    return fig
