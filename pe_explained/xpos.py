@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_float, check_positions, check_positive_even_int
-from .sinusoidal import LAYOUTS, sinusoidal_frequencies
+from ._checks import check_choice, check_float, check_positions, check_positive_even_int
+from .rope import rope_frequencies
+from .sinusoidal import LAYOUTS
 
 __all__ = ["xpos_zeta", "xpos_scale", "expected_rotary_score"]
 
@@ -124,8 +125,7 @@ def expected_rotary_score(head_dim, distances, *, base=10000.0, scale_base=None,
     """
     head_dim = check_positive_even_int("head_dim", head_dim)
     delta = check_positions("distances", distances).astype(np.float64)
-    base = check_base("base", base)
-    omega = sinusoidal_frequencies(head_dim, base=base)  # RoPE's ladder: base^(-2i/head_dim)
+    omega, _ = rope_frequencies(head_dim, base=base)  # RoPE's ladder: base^(-2i/head_dim)
     theta = np.multiply.outer(delta, omega)  # theta = delta * omega_i
     weight = np.ones_like(theta)
     if scale_base is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pe_explained.rope import apply_rope, rope_frequencies
 from pe_explained.xpos import expected_rotary_score, xpos_scale, xpos_zeta
 
 
@@ -62,6 +63,22 @@ def test_expected_score_matches_explicit_rotation_and_scaling(scale_base):
                 k = k / xpos_scale(head_dim, [key_pos], scale_base=scale_base)[0]
             total += _rotate_interleaved(q, query_pos, omega) @ _rotate_interleaved(k, key_pos, omega)
         assert value == pytest.approx(total / head_dim, abs=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "halves"])
+def test_expected_score_with_the_librarys_rope_in_both_layouts(layout):
+    head_dim, query_pos = 16, 700
+    inv_freq, _ = rope_frequencies(head_dim)
+    distances = np.array([0, 3, 64, 650])
+    got = expected_rotary_score(head_dim, distances, scale_base=512)
+    basis = np.eye(head_dim)  # E[q qᵀ] ∝ identity: average over the basis vectors
+    q = apply_rope(basis * xpos_scale(head_dim, [query_pos], layout=layout),
+                   np.full(head_dim, query_pos), inv_freq, layout=layout)
+    for dist, value in zip(distances, got):
+        key_pos = query_pos - int(dist)
+        k = apply_rope(basis / xpos_scale(head_dim, [key_pos], layout=layout),
+                       np.full(head_dim, key_pos), inv_freq, layout=layout)
+        assert value == pytest.approx(np.sum(q * k) / head_dim, abs=1e-12)
 
 
 def test_xpos_smooths_the_far_oscillation_of_rope():
