@@ -1,0 +1,106 @@
+"""Chapter 14, xPos and NoPE: RoPE's far oscillation damped, and position from a causal mask."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...nope import nope_position_signal, recover_positions
+from ...xpos import expected_rotary_score, xpos_zeta
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+HEAD_DIM, SCALE_BASE = 64, 512
+FAR = np.arange(2048, 8193)  # "far" distances for the oscillation numbers
+NOPE_LEN = 16
+
+
+def _far(scale_base):
+    return expected_rotary_score(HEAD_DIM, FAR, scale_base=scale_base)
+
+
+@value("rope_far_min")
+def _():
+    return f"{_far(None).min():.2f}"
+
+
+@value("xpos_far_min")
+def _():
+    return f"{_far(SCALE_BASE).min():.3f}"
+
+
+@value("xpos_variation_ratio")
+def _():
+    variation = [np.abs(np.diff(_far(s))).sum() for s in (None, SCALE_BASE)]
+    return f"{variation[0] / variation[1]:,.0f}"
+
+
+@table("xpos_zeta_head64", caption="xPos's per-pair decay for head_dim = 64, γ = 0.4, "
+       "scale_base = 512: the factor a pair's score contribution carries at a distance.")
+def _():
+    zeta = xpos_zeta(HEAD_DIM)
+    rows = []
+    for i in (0, 8, 16, 24, 31):
+        rows.append([i, zeta[i], *(zeta[i] ** (d / SCALE_BASE) for d in (512, 2048, 8192))])
+    return Table(["pair i", "ζ_i", "factor at distance 512", "at 2048", "at 8192"], rows,
+                 default_format=".3g")
+
+
+@figure(
+    "xpos_vs_rope_score",
+    alt=f"Two curves of the expected query-key score against distance from 0 to {FAR[-1]} "
+    f"positions, head_dim {HEAD_DIM}, logarithmic distance axis. Both start at 1 and fall "
+    "over the first few hundred positions. Beyond about a thousand positions the RoPE curve "
+    "oscillates rapidly above and below zero, while the xPos curve is smooth and settles "
+    "slightly above zero.",
+    caption=f"Expected score of a query and a key with the same content, relative to "
+    f"distance 0 (head_dim = {HEAD_DIM}, base 10000). RoPE alone (solid) oscillates at long "
+    f"distances; xPos (scale_base = {SCALE_BASE}, γ = 0.4, dashed) damps the fast pairs "
+    "and leaves a smooth curve.",
+)
+def _(theme):
+    distance = np.unique(np.round(np.geomspace(1, FAR[-1], 1500)).astype(int))
+    fig = new_figure(7.0, 3.6)
+    ax = fig.add_subplot()
+    ax.plot(distance, expected_rotary_score(HEAD_DIM, distance), label="RoPE", linewidth=1.2)
+    ax.plot(distance, expected_rotary_score(HEAD_DIM, distance, scale_base=SCALE_BASE),
+            label=f"xPos (scale_base {SCALE_BASE})", linestyle="--")
+    ax.axhline(0, color=theme.muted, linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("distance between query and key (positions, log scale)")
+    ax.set_ylabel("expected score / score at distance 0")
+    ax.grid(True)
+    ax.legend(loc="upper right")
+    return fig
+
+
+@figure(
+    "nope_position_signal",
+    alt=f"Points for positions 0 to {NOPE_LEN - 1}. With a causal mask, uniform attention to a "
+    "marked start token gives 1, 1/2, 1/3 and so on: a strictly falling curve, a different "
+    "value at every position. Without the mask every position gets the same value, "
+    f"1/{NOPE_LEN}, a flat line.",
+    caption="What one head with all-equal scores reads from a marked start token. With the "
+    "causal mask position i averages i + 1 values and gets 1/(i + 1), so it can tell where it "
+    "is; without the mask every position averages all of them and sees the same number.",
+)
+def _(theme):
+    positions = np.arange(NOPE_LEN)
+    fig = new_figure(7.0, 3.2)
+    ax = fig.add_subplot()
+    ax.plot(positions, nope_position_signal(NOPE_LEN), marker="o", label="causal: 1/(i + 1)")
+    ax.plot(positions, nope_position_signal(NOPE_LEN, causal=False), marker="s",
+            linestyle="--", label=f"bidirectional: 1/{NOPE_LEN} everywhere")
+    ax.set_xlabel("position i")
+    ax.set_ylabel("attention output (start-token feature)")
+    ax.grid(True)
+    ax.legend(loc="upper right")
+    return fig
+
+
+RECOVER_LEN = 2048
+
+
+@value("nope_recovered_count")
+def _():
+    recovered = recover_positions(nope_position_signal(RECOVER_LEN))
+    return f"{int(np.sum(recovered == np.arange(RECOVER_LEN))):,}"
