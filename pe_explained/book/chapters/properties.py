@@ -1,0 +1,178 @@
+"""Chapter 4, properties of the sinusoidal encoding: distances, dot products, the offset map."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import sinusoidal
+from ...properties import (
+    difference_cosine,
+    distance_by_offset,
+    dot_product_by_offset,
+    first_distance_decrease,
+    offset_matrix,
+    pairwise_distances,
+)
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+MATRIX_POSITIONS, MATRIX_D_MODELS = 64, (16, 128)
+CURVE_D_MODELS, CURVE_MAX_OFFSET = (16, 64, 512), 60
+DOT_D_MODEL, DOT_MAX_OFFSET, DOT_STARTS = 64, 200, (200, 1000)  # p − k stays ≥ 0
+M_D_MODEL, M_OFFSET = 8, 3
+DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
+
+
+@figure(
+    "properties_distance_matrix",
+    alt=f"Two heatmaps of the distance between the encodings of positions 0 to "
+    f"{MATRIX_POSITIONS - 1}, for d_model = {MATRIX_D_MODELS[0]} and {MATRIX_D_MODELS[1]}. "
+    "Both are zero on the diagonal and constant along every line parallel to it. For the "
+    f"small width the colour rises and falls again away from the diagonal; for d_model = "
+    f"{MATRIX_D_MODELS[1]} it rises with a small ripple near the diagonal.",
+    caption="‖PE(p) − PE(q)‖ for every pair of positions. Each diagonal stripe has one "
+    "colour: the distance depends only on the offset |p − q|. It is not a smooth ramp "
+    "away from the diagonal.",
+)
+def _(theme):
+    scaled = [pairwise_distances(sinusoidal(MATRIX_POSITIONS, d)) / np.sqrt(d)
+              for d in MATRIX_D_MODELS]
+    top = max(s.max() for s in scaled)
+    fig = new_figure(7.0, 3.4)
+    axes = fig.subplots(1, 2)
+    for ax, d_model, dist in zip(axes, MATRIX_D_MODELS, scaled):
+        image = ax.imshow(dist, cmap=theme.sequential, vmin=0, vmax=top, interpolation="nearest")
+        ax.set_title(f"d_model = {d_model}")
+        ax.set_xlabel("position q")
+        ax.set_ylabel("position p")
+    fig.colorbar(image, ax=axes, shrink=0.85, label="‖PE(p) − PE(q)‖ / √d_model")
+    return fig
+
+
+@figure(
+    "properties_distance_by_offset",
+    alt="Line plot of the distance between the encodings of two positions against their "
+    f"offset k from 0 to {CURVE_MAX_OFFSET}, scaled by the square root of d_model, for "
+    f"d_model = {', '.join(map(str, CURVE_D_MODELS))}. Every curve rises from zero and then "
+    "wiggles; a marker on each curve shows the first offset after which the distance "
+    f"shrinks: k = {', '.join(str(first_distance_decrease(d)) for d in CURVE_D_MODELS)}.",
+    caption="Distance against offset, from the closed form "
+    "‖PE(p+k) − PE(p)‖² = Σ_i 4 sin²(k ω_i / 2). Markers: the first offset k with "
+    "distance(k+1) < distance(k).",
+)
+def _(theme):
+    k = np.arange(CURVE_MAX_OFFSET + 1)
+    fig = new_figure(7.0, 3.4)
+    ax = fig.add_subplot()
+    for d_model in CURVE_D_MODELS:
+        dist = distance_by_offset(k, d_model) / np.sqrt(d_model)
+        turn = first_distance_decrease(d_model)
+        (line,) = ax.plot(k, dist, label=f"d_model = {d_model} (first drop after k = {turn})")
+        ax.plot([turn], [dist[turn]], marker="o", markersize=7, color=line.get_color(),
+                markeredgecolor=theme.text, linestyle="none")
+    ax.set_xlabel("offset k  (positions)")
+    ax.set_ylabel("‖PE(p+k) − PE(p)‖ / √d_model")
+    ax.grid(True)
+    ax.legend(loc="lower right")
+    return fig
+
+
+@figure(
+    "properties_dot_by_offset",
+    alt=f"Line plot of the dot product PE(p) · PE(p+k) for d_model = {DOT_D_MODEL} against "
+    f"the offset k from -{DOT_MAX_OFFSET} to {DOT_MAX_OFFSET}: a curve symmetric about k = 0 "
+    f"with its peak of {DOT_D_MODEL // 2} at k = 0, falling with ripples on both sides. "
+    f"Markers measured from the table at p = {DOT_STARTS[0]} and p = {DOT_STARTS[1]} lie "
+    "on the curve.",
+    caption="PE(p) · PE(p+k) = Σ_i cos(k ω_i): the line is the closed form, the markers "
+    "are dot products of rows of the table starting at two different positions p.",
+)
+def _(theme):
+    k = np.arange(-DOT_MAX_OFFSET, DOT_MAX_OFFSET + 1)
+    pe = sinusoidal(max(DOT_STARTS) + DOT_MAX_OFFSET + 1, DOT_D_MODEL)
+    fig = new_figure(7.0, 3.4)
+    ax = fig.add_subplot()
+    ax.plot(k, dot_product_by_offset(k, DOT_D_MODEL), label="Σ_i cos(k ω_i)", zorder=1)
+    for p, marker in zip(DOT_STARTS, ("o", "x")):
+        sample = k[::10]
+        measured = pe[p + sample] @ pe[p]
+        ax.plot(sample, measured, marker=marker, linestyle="none", markersize=5,
+                label=f"measured at p = {p}", zorder=2)
+    ax.set_xlabel("offset k  (positions)")
+    ax.set_ylabel("PE(p) · PE(p+k)")
+    ax.grid(True)
+    ax.legend(loc="upper right", fontsize=8.5)
+    return fig
+
+
+@figure(
+    "properties_offset_matrix",
+    alt=f"Two {M_D_MODEL} by {M_D_MODEL} heatmaps of the matrix M_k for k = {M_OFFSET}. In "
+    "the interleaved layout the non-zero entries form 2 by 2 blocks along the diagonal; in "
+    "the split-half layout the same entries sit on the main diagonal and on two diagonals "
+    f"{M_D_MODEL // 2} columns away. Every other entry is zero.",
+    caption=f"M_k for k = {M_OFFSET}, d_model = {M_D_MODEL}, with PE(p + k) = M_k · PE(p) for "
+    "every p. One rotation by the angle k ω_i per pair; the layout only decides where "
+    "each pair's four entries sit.",
+)
+def _(theme):
+    fig = new_figure(7.0, 3.5)
+    axes = fig.subplots(1, 2)
+    for ax, layout in zip(axes, ("interleaved", "halves")):
+        m = offset_matrix(M_OFFSET, M_D_MODEL, layout=layout)
+        image = ax.imshow(m, cmap=theme.diverging, vmin=-1, vmax=1, interpolation="nearest")
+        for r, c in zip(*np.nonzero(m)):
+            shade = "white" if abs(m[r, c]) > 0.6 else "black"
+            ax.text(c, r, f"{m[r, c]:.3f}", ha="center", va="center", color=shade, fontsize=6)
+        ax.set_title(f"layout = {layout!r}")
+        ax.set_xticks(range(M_D_MODEL))
+        ax.set_yticks(range(M_D_MODEL))
+        ax.set_xlabel("input dimension (of PE(p))")
+        ax.set_ylabel("output dimension (of PE(p+k))")
+    fig.colorbar(image, ax=axes, shrink=0.85, label="entry of M_k")
+    return fig
+
+
+@table(
+    "properties_difference_vectors",
+    caption=f"Difference vectors D_k(p) = PE(p+k) − PE(p) for d_model = {DIFF_D_MODEL}.",
+)
+def _():
+    separations = np.arange(1, DIFF_SPAN + 1)
+    rows = []
+    for k in DIFF_OFFSETS:
+        turning = difference_cosine(k, separations, DIFF_D_MODEL)
+        rows.append([k, distance_by_offset(k, DIFF_D_MODEL), turning[0], turning.min(),
+                     int(separations[turning.argmin()])])
+    return Table(
+        ["k", "‖D_k(p)‖ (every p)", "cos(D_k(p), D_k(p+1)) (every p)",
+         f"lowest cos(D_k(p), D_k(p+s)), s ≤ {DIFF_SPAN}", "at s"],
+        rows,
+    )
+
+
+@value("properties_turn_d16")
+def _():
+    return str(first_distance_decrease(16))
+
+
+@value("properties_turn_d512")
+def _():
+    return str(first_distance_decrease(512))
+
+
+@value("properties_turn_distances_d512")
+def _():
+    k = first_distance_decrease(512)
+    before, after = distance_by_offset([k, k + 1], 512)
+    return f"{before:.4f} at k = {k} and {after:.4f} at k = {k + 1}"
+
+
+@value("properties_consecutive_cosine_d16")
+def _():
+    return f"{difference_cosine(1, 1, DIFF_D_MODEL):.4f}"
+
+
+@value("properties_consecutive_cosine_d512")
+def _():
+    return f"{difference_cosine(1, 1, 512):.4f}"

@@ -1,0 +1,288 @@
+"""Properties of the sinusoidal encoding: distances, dot products and the offset map.
+
+Everything here follows from one identity. Pair ``i`` of ``PE(pos)`` is the point
+``(sin θ, cos θ)`` with ``θ = pos · ω_i``, so moving from ``pos`` to ``pos + k``
+turns every pair by the angle ``k · ω_i``::
+
+    sin(θ + kω) =  cos(kω) · sin θ + sin(kω) · cos θ
+    cos(θ + kω) = −sin(kω) · sin θ + cos(kω) · cos θ
+
+Hence ``PE(pos + k) = M_k · PE(pos)`` with ``M_k`` block-diagonal (one 2×2
+rotation per pair) and independent of ``pos`` (:func:`offset_matrix`), and every
+quantity comparing two positions depends on their offset ``k`` only:
+
+* ``PE(p) · PE(p + k) = Σ_i cos(k ω_i)``                   (:func:`dot_product_by_offset`)
+* ``‖PE(p + k) − PE(p)‖² = Σ_i 4 sin²(k ω_i / 2)``           (:func:`distance_by_offset`)
+* the angle between ``PE(p+k) − PE(p)`` and ``PE(p+s+k) − PE(p+s)``
+  (:func:`difference_cosine`).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._checks import check_base, check_choice, check_float, check_int, check_positive_even_int
+from .sinusoidal import LAYOUTS, sinusoidal_frequencies
+
+__all__ = [
+    "pairwise_distances",
+    "distance_by_offset",
+    "dot_product_by_offset",
+    "first_distance_decrease",
+    "offset_matrix",
+    "difference_cosine",
+    "cycles_within",
+]
+
+
+def _real_array(name: str, value, ndim: int, shape_rule: str) -> np.ndarray:
+    """A finite float64 array of ``ndim`` dimensions; the error names the argument."""
+    arr = np.asarray(value)
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {shape_rule}, got shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def _check_offsets(name: str, value) -> np.ndarray:
+    """Offsets: a real number or a 1-D array of finite reals of any sign, as float64."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise TypeError(
+            f"{name} must be a number or a 1-D array of numbers, got {type(value).__name__}"
+        )
+    if isinstance(value, numbers.Real):
+        return np.array([check_float(name, value)])
+    return _real_array(name, value, 1, "a number or 1-D")
+
+
+def _shaped_like(result: np.ndarray, offsets) -> np.ndarray | float:
+    """A float for a scalar ``offsets``, the array otherwise."""
+    return float(result[0]) if isinstance(offsets, numbers.Real) else result
+
+
+def _check_table(name: str, value) -> np.ndarray:
+    return _real_array(name, value, 2, "2-D (positions × dimensions)")
+
+
+def pairwise_distances(table, other=None) -> np.ndarray:
+    """Euclidean distance between every two rows of an encoding table (or of two tables).
+
+    Parameters
+    ----------
+    table : array_like, shape (n, d)
+        One encoding per row, e.g. ``sinusoidal(n, d_model)``.
+    other : array_like, shape (m, d), optional
+        A second table; by default ``table`` itself.
+
+    Returns
+    -------
+    dist : ndarray, shape (n, m), float64
+        ``dist[p, q] = ‖table[p] − other[q]‖``; without ``other``, symmetric with
+        a zero diagonal.
+
+    Examples
+    --------
+    >>> from pe_explained import sinusoidal
+    >>> pairwise_distances(sinusoidal(3, 2)).round(4).tolist()
+    [[0.0, 0.9589, 1.6829], [0.9589, 0.0, 0.9589], [1.6829, 0.9589, 0.0]]
+    """
+    a = _check_table("table", table)
+    b = a if other is None else _check_table("other", other)
+    if b.shape[1] != a.shape[1]:
+        raise ValueError(f"other must have {a.shape[1]} columns like table, got {b.shape[1]}")
+    diff = a[:, None, :] - b[None, :, :]
+    # dist[p, q] = sqrt(Σ_j (table[p, j] − other[q, j])²), without the cancellation of the
+    # ‖a‖² + ‖b‖² − 2a·b shortcut
+    return np.sqrt(np.einsum("pqj,pqj->pq", diff, diff))
+
+
+def dot_product_by_offset(offsets, d_model, *, base=10000.0):
+    """``PE(p) · PE(p + k)`` for every offset k, in closed form.
+
+    ``sin(pω)sin((p+k)ω) + cos(pω)cos((p+k)ω) = cos(kω)``, so the dot product is
+    ``Σ_i cos(k ω_i)``: the same for every ``p`` and even in ``k``.
+
+    Parameters
+    ----------
+    offsets : float or array_like, shape (m,)
+        Offsets k (any sign, integer or not).
+    d_model : int
+        Width of the encoding; positive and even.
+    base : float, optional
+        Base of the frequency ladder.
+
+    Returns
+    -------
+    float or ndarray, shape (m,)
+        ``d_model / 2`` at ``k = 0``.
+
+    Examples
+    --------
+    >>> dot_product_by_offset([0, 1, -1], 2).round(4).tolist()
+    [1.0, 0.5403, 0.5403]
+    """
+    k = _check_offsets("offsets", offsets)
+    omega = sinusoidal_frequencies(d_model, base=base)
+    # PE(p)·PE(p+k) = Σ_i cos(k ω_i)
+    return _shaped_like(np.cos(np.multiply.outer(k, omega)).sum(axis=1), offsets)
+
+
+def distance_by_offset(offsets, d_model, *, base=10000.0):
+    """``‖PE(p + k) − PE(p)‖`` for every offset k, in closed form.
+
+    Each pair contributes a chord of the unit circle spanning the angle ``k ω_i``:
+    ``‖PE(p+k) − PE(p)‖² = Σ_i 4 sin²(k ω_i / 2) = d_model − 2 Σ_i cos(k ω_i)``.
+    The first form has no cancellation at small k.
+
+    Examples
+    --------
+    >>> round(distance_by_offset(np.pi, 2), 12)         # half a turn of the only pair
+    2.0
+    >>> distance_by_offset([0, 3, 4], 16).round(4).tolist()
+    [0.0, 2.2167, 2.2092]
+    """
+    k = _check_offsets("offsets", offsets)
+    omega = sinusoidal_frequencies(d_model, base=base)
+    # ‖PE(p+k) − PE(p)‖² = Σ_i 4 sin²(k ω_i / 2)
+    chord = 2.0 * np.sin(np.multiply.outer(k, omega) / 2.0)
+    return _shaped_like(np.sqrt((chord**2).sum(axis=1)), offsets)
+
+
+def first_distance_decrease(d_model, *, base=10000.0, max_offset=4096):
+    """The first integer offset after which the distance to a position shrinks.
+
+    Returns the smallest ``k ≥ 0`` with ``distance(k + 1) < distance(k)``
+    (:func:`distance_by_offset`): up to ``k`` the distance grows with the offset,
+    and ``k + 1`` is closer than ``k``. ``None`` if the distance grows all the way
+    to ``max_offset``.
+
+    Examples
+    --------
+    >>> first_distance_decrease(2)     # 2|sin(k/2)| peaks near k = π
+    3
+    >>> first_distance_decrease(16)
+    3
+    """
+    d_model = check_positive_even_int("d_model", d_model)
+    max_offset = check_int("max_offset", max_offset, minimum=1)
+    dist = distance_by_offset(np.arange(max_offset + 1), d_model, base=base)
+    shrinks = np.flatnonzero(np.diff(dist) < 0)
+    return int(shrinks[0]) if shrinks.size else None
+
+
+def offset_matrix(k, d_model, *, base=10000.0, layout="interleaved") -> np.ndarray:
+    """The matrix ``M_k`` with ``PE(pos + k) = M_k @ PE(pos)`` for every ``pos``.
+
+    Block-diagonal: pair ``i`` gets the 2×2 rotation by the angle ``k ω_i``
+    acting on ``(sin, cos)``::
+
+        [ cos(kω_i)   sin(kω_i) ]
+        [ −sin(kω_i)  cos(kω_i) ]
+
+    It depends on ``k`` only, is orthogonal, ``M_j M_k = M_{j+k}`` and
+    ``M_{−k} = M_kᵀ``. For a table with one position per row,
+    ``table[p + k] = table[p] @ M_k.T``.
+
+    Parameters
+    ----------
+    k : float
+        The offset (any sign, integer or not).
+    d_model : int
+        Width of the encoding; positive and even.
+    base : float, optional
+        Base of the frequency ladder.
+    layout : {"interleaved", "halves"}, optional
+        Column order of the encoding it acts on (as in :func:`~pe_explained.sinusoidal`).
+        With ``"halves"`` pair ``i`` occupies columns ``i`` and ``i + d_model/2``.
+
+    Returns
+    -------
+    ndarray, shape (d_model, d_model), float64
+
+    Examples
+    --------
+    >>> from pe_explained import sinusoidal
+    >>> m = offset_matrix(3, 4)
+    >>> bool(np.allclose(m @ sinusoidal([5], 4)[0], sinusoidal([8], 4)[0]))
+    True
+    """
+    k = check_float("k", k)
+    d_model = check_positive_even_int("d_model", d_model)
+    layout = check_choice("layout", layout, LAYOUTS)
+    omega = sinusoidal_frequencies(d_model, base=base)
+    theta = k * omega  # the angle every pair turns by
+    cos, sin = np.cos(theta), np.sin(theta)
+    half = d_model // 2
+    if layout == "interleaved":
+        s_col, c_col = np.arange(0, d_model, 2), np.arange(1, d_model, 2)
+    else:
+        s_col, c_col = np.arange(half), np.arange(half, d_model)
+    m = np.zeros((d_model, d_model))
+    # sin(θ + kω) = cos(kω) sin θ + sin(kω) cos θ
+    m[s_col, s_col], m[s_col, c_col] = cos, sin
+    # cos(θ + kω) = −sin(kω) sin θ + cos(kω) cos θ
+    m[c_col, s_col], m[c_col, c_col] = -sin, cos
+    return m
+
+
+def difference_cosine(k, separations, d_model, *, base=10000.0):
+    """Cosine between the difference vectors ``D_k(p)`` and ``D_k(p + s)``.
+
+    ``D_k(p) = PE(p + k) − PE(p) = (M_k − I) PE(p)`` and ``D_k(p + s) = M_s D_k(p)``:
+    the difference vector has the same length at every ``p`` but turns as ``p``
+    moves. Pair ``i`` of ``D_k(p)`` has length ``2|sin(k ω_i / 2)|`` and turns by
+    ``s ω_i``, so::
+
+        cos(D_k(p), D_k(p + s)) = Σ_i sin²(k ω_i/2) cos(s ω_i) / Σ_i sin²(k ω_i/2)
+
+    — independent of ``p``. With ``s = 1`` this is the "similarity of consecutive
+    difference vectors" some tutorials print; it is a weighted mean of
+    ``cos(ω_i)``, not evidence that the difference keeps its direction.
+
+    Parameters
+    ----------
+    k : float
+        The offset defining the difference vectors; not 0 (``D_0`` is the zero vector).
+    separations : float or array_like, shape (m,)
+        How far apart the two starting positions are (``s``).
+    d_model : int
+    base : float, optional
+
+    Examples
+    --------
+    >>> round(difference_cosine(1, 1, 2), 4)   # one pair: it turns by ω_0 = 1 rad
+    0.5403
+    """
+    k = check_float("k", k)
+    s = _check_offsets("separations", separations)
+    omega = sinusoidal_frequencies(d_model, base=base)
+    # weight of pair i: sin²(k ω_i / 2), a quarter of its squared share of ‖D_k‖²
+    weight = np.sin(k * omega / 2.0) ** 2
+    if not weight.sum() > 0:
+        raise ValueError(f"k must make a non-zero difference vector, got k={k:g}")
+    cosine = np.cos(np.multiply.outer(s, omega)) @ weight / weight.sum()
+    return _shaped_like(cosine, separations)
+
+
+def cycles_within(length, d_model, *, base=10000.0) -> np.ndarray:
+    """How many full turns each pair makes over ``length`` positions: ``length · ω_i / 2π``.
+
+    A pair with fewer than one cycle has shown only part of its circle by the end
+    of a sequence of that length; positions beyond it give that pair angles — and so
+    (sin, cos) values — that never occurred within the length.
+
+    Examples
+    --------
+    >>> cycles_within(2 * np.pi, 4).round(4).tolist()
+    [1.0, 0.01]
+    """
+    length = check_float("length", length, greater_than=0.0)
+    check_base("base", base)
+    # cycles_i = length · ω_i / 2π
+    return length * sinusoidal_frequencies(d_model, base=base) / (2.0 * np.pi)

@@ -1,0 +1,164 @@
+"""Properties of the sinusoidal encoding against analytic identities and direct computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pe_explained import sinusoidal, sinusoidal_frequencies
+from pe_explained.properties import (
+    cycles_within,
+    difference_cosine,
+    distance_by_offset,
+    dot_product_by_offset,
+    first_distance_decrease,
+    offset_matrix,
+    pairwise_distances,
+)
+
+OFFSETS = np.array([-37, -5, -1, 0, 1, 2, 3, 7, 50, 411])
+
+
+def test_pairwise_distances_match_direct_norms():
+    pe = sinusoidal(30, 12)
+    dist = pairwise_distances(pe)
+    assert dist.shape == (30, 30)
+    np.testing.assert_allclose(dist, dist.T, rtol=0, atol=0)
+    assert np.all(np.diag(dist) == 0)
+    assert dist[4, 17] == pytest.approx(np.linalg.norm(pe[4] - pe[17]), rel=1e-14)
+
+
+@pytest.mark.parametrize("d_model", [2, 16, 64])
+def test_squared_distance_is_d_model_minus_twice_cosine_sum(d_model):
+    """‖PE(p) − PE(q)‖² = d_model − 2 Σ_i cos((p − q) ω_i), for every p, q."""
+    pe = sinusoidal(80, d_model)
+    dist = pairwise_distances(pe)
+    omega = sinusoidal_frequencies(d_model)
+    gap = np.subtract.outer(np.arange(80), np.arange(80))
+    expected = d_model - 2 * np.cos(gap[..., None] * omega).sum(-1)
+    np.testing.assert_allclose(dist**2, expected, atol=1e-11)
+    # the closed form by offset agrees, and so the matrix depends only on |p − q|
+    by_offset = distance_by_offset(np.arange(80), d_model)
+    np.testing.assert_allclose(dist, by_offset[np.abs(gap)], atol=1e-12)
+
+
+def test_distance_closed_form_is_exact_at_small_offsets():
+    """No cancellation: for tiny k the distance is ≈ |k| · sqrt(Σ ω_i²)."""
+    omega = sinusoidal_frequencies(64)
+    assert distance_by_offset(1e-9, 64) == pytest.approx(1e-9 * np.sqrt((omega**2).sum()),
+                                                         rel=1e-9)
+
+
+def test_dot_product_depends_on_offset_only_and_is_even():
+    d_model = 32
+    pe = sinusoidal(1000, d_model)
+    closed = dot_product_by_offset(OFFSETS, d_model)
+    for p in (40, 100, 450):  # p + k stays inside the table
+        measured = [pe[p] @ pe[p + k] for k in OFFSETS]
+        np.testing.assert_allclose(measured, closed, atol=1e-11)
+    np.testing.assert_allclose(dot_product_by_offset(-OFFSETS, d_model), closed, rtol=0, atol=0)
+    assert dot_product_by_offset(0, d_model) == pytest.approx(d_model / 2)
+    assert isinstance(dot_product_by_offset(3, d_model), float)
+
+
+def test_first_distance_decrease_analytic_single_pair():
+    """For d_model = 2 the distance is 2|sin(k/2)|, which peaks at k = π: first drop after 3."""
+    assert first_distance_decrease(2) == 3
+    d = distance_by_offset(np.arange(6), 2)
+    np.testing.assert_allclose(d, 2 * np.abs(np.sin(np.arange(6) / 2)), atol=1e-15)
+
+
+@pytest.mark.parametrize("d_model", [16, 64, 512])
+def test_first_distance_decrease_is_where_the_distance_turns(d_model):
+    k = first_distance_decrease(d_model)
+    d = distance_by_offset(np.arange(k + 2), d_model)
+    assert np.all(np.diff(d[: k + 1]) > 0) and d[k + 1] < d[k]
+    pe = sinusoidal(k + 2, d_model)
+    assert np.linalg.norm(pe[k + 1] - pe[0]) < np.linalg.norm(pe[k] - pe[0])
+
+
+def test_first_distance_decrease_none_when_window_too_short():
+    assert first_distance_decrease(512, max_offset=10) is None
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "halves"])
+@pytest.mark.parametrize("d_model", [2, 8, 64])
+def test_offset_matrix_maps_every_position(layout, d_model):
+    pe = sinusoidal(700, d_model, layout=layout)
+    for k in (0, 1, 3, 17, 250):
+        m = offset_matrix(k, d_model, layout=layout)
+        np.testing.assert_allclose(pe[: 700 - k] @ m.T, pe[k:], atol=1e-11)
+
+
+def test_offset_matrix_for_real_offsets():
+    positions = np.array([0.5, 2.25, 10.0])
+    m = offset_matrix(1.75, 8)
+    np.testing.assert_allclose(sinusoidal(positions, 8) @ m.T, sinusoidal(positions + 1.75, 8),
+                               atol=1e-14)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "halves"])
+def test_offset_matrix_group_laws(layout):
+    d = 16
+    m3, m5 = offset_matrix(3, d, layout=layout), offset_matrix(5, d, layout=layout)
+    np.testing.assert_allclose(m3 @ m3.T, np.eye(d), atol=1e-14)  # orthogonal
+    np.testing.assert_allclose(m3 @ m5, offset_matrix(8, d, layout=layout), atol=1e-14)
+    np.testing.assert_allclose(offset_matrix(-3, d, layout=layout), m3.T, atol=0)
+    np.testing.assert_allclose(offset_matrix(0, d, layout=layout), np.eye(d), atol=0)
+    assert np.linalg.det(m3) == pytest.approx(1.0)
+
+
+def test_offset_matrix_is_block_diagonal_rotation():
+    m = offset_matrix(2, 4)
+    omega = sinusoidal_frequencies(4)
+    c, s = np.cos(2 * omega), np.sin(2 * omega)
+    expected = np.array([[c[0], s[0], 0, 0], [-s[0], c[0], 0, 0],
+                         [0, 0, c[1], s[1]], [0, 0, -s[1], c[1]]])
+    np.testing.assert_array_equal(m, expected)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_difference_cosine_matches_measured_and_is_constant(k):
+    d_model = 16
+    pe = sinusoidal(200, d_model)
+    diff = pe[k:] - pe[:-k]
+    norms = np.linalg.norm(diff, axis=1)
+    np.testing.assert_allclose(norms, distance_by_offset(k, d_model), atol=1e-12)
+    for s in (1, 2, 9):
+        measured = np.einsum("pj,pj->p", diff[:-s], diff[s:]) / (norms[:-s] * norms[s:])
+        np.testing.assert_allclose(measured, difference_cosine(k, s, d_model), atol=1e-12)
+    assert difference_cosine(k, 0, d_model) == pytest.approx(1.0)
+
+
+def test_difference_cosine_single_pair_is_cos_omega():
+    assert difference_cosine(2.0, [1, 2], 2).tolist() == pytest.approx([np.cos(1), np.cos(2)])
+
+
+def test_cycles_within():
+    np.testing.assert_allclose(cycles_within(512, 8), 512 * sinusoidal_frequencies(8) / (2 * np.pi))
+
+
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda: pairwise_distances(np.zeros(3)), ValueError),
+        (lambda: pairwise_distances([["a"]]), TypeError),
+        (lambda: pairwise_distances([[np.nan, 0.0]]), ValueError),
+        (lambda: dot_product_by_offset([1, np.inf], 8), ValueError),
+        (lambda: dot_product_by_offset([[1]], 8), ValueError),
+        (lambda: dot_product_by_offset("3", 8), TypeError),
+        (lambda: dot_product_by_offset(True, 8), TypeError),
+        (lambda: distance_by_offset(1, 7), ValueError),
+        (lambda: distance_by_offset(1, 8, base=1.0), ValueError),
+        (lambda: first_distance_decrease(8, max_offset=0), ValueError),
+        (lambda: offset_matrix(1, 8, layout="split"), ValueError),
+        (lambda: offset_matrix(float("nan"), 8), ValueError),
+        (lambda: offset_matrix("1", 8), TypeError),
+        (lambda: difference_cosine(0, 1, 8), ValueError),
+        (lambda: cycles_within(0, 8), ValueError),
+        (lambda: cycles_within(10, 8, base=0.5), ValueError),
+    ],
+)
+def test_bad_arguments_are_rejected_with_a_message(call, error):
+    with pytest.raises(error, match=r"\w+ must"):
+        call()
