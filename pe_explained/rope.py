@@ -400,6 +400,26 @@ def _phasors(positions: np.ndarray, inv_freq: np.ndarray, scale: float, dtype) -
     return np.multiply(high[a], low[b])
 
 
+_PHASOR_CACHE: dict = {}
+
+
+def _cached_phasors(positions, inv_freq, scale, dtype) -> np.ndarray:
+    """:func:`_phasors`, remembering the last table.
+
+    A model rotates the queries and the keys of every layer at the same positions,
+    so the table is computed once per forward pass, as real implementations do.
+    """
+    key = (positions.dtype.str, positions.tobytes(), inv_freq.tobytes(), scale,
+           np.dtype(dtype).str)
+    hit = _PHASOR_CACHE.get("last")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    table = _phasors(positions, inv_freq, scale, dtype)
+    table.flags.writeable = False
+    _PHASOR_CACHE["last"] = (key, table)
+    return table
+
+
 def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0) -> np.ndarray:
     """Rotate every pair of the last axis of ``x`` by its position's angles.
 
@@ -461,19 +481,15 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
 
     work = np.float64 if x.dtype == np.float64 else np.float32
     complex_dtype = np.complex128 if work == np.float64 else np.complex64
-    rot = _phasors(pos, freq, scale, complex_dtype)  # (seq, half)
-    xw = x if x.dtype == work else x.astype(work)
+    rot = _cached_phasors(pos, freq, scale, complex_dtype)  # (seq, half)
+    xw = np.ascontiguousarray(x, dtype=work)
 
-    if layout == "interleaved":
-        xw = np.ascontiguousarray(xw)
+    if layout == "interleaved":  # pairs are adjacent: view each one as a complex number
         out = np.multiply(xw.view(complex_dtype), rot).view(work)
-    else:
-        # halves: out = x·[cos, cos] + swap(x)·[−sin, sin], swap exchanging the two halves
-        xw = np.ascontiguousarray(xw)
-        pairs = xw.reshape(*xw.shape[:-1], 2, half)
-        cos = np.repeat(rot.real[:, None, :], 2, axis=1)  # (seq, 2, half)
-        sin = np.stack([-rot.imag, rot.imag], axis=1)
-        out = np.multiply(pairs, cos)
-        out += np.multiply(pairs[..., ::-1, :], sin)
-        out = out.reshape(xw.shape)
+    else:  # halves: build z = x[..., :half] + i·x[..., half:], rotate, write the halves back
+        z = np.empty(xw.shape[:-1] + (half,), dtype=complex_dtype)
+        z.real, z.imag = xw[..., :half], xw[..., half:]
+        z *= rot
+        out = np.empty_like(xw)
+        out[..., :half], out[..., half:] = z.real, z.imag
     return out if out.dtype == x.dtype else out.astype(x.dtype)
