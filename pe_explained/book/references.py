@@ -135,6 +135,21 @@ REFERENCES: dict[str, Reference] = {
         "Abhimanyu Dubey, Abhinav Jauhri, Abhinav Pandey, et al. (Llama Team, AI @ Meta)",
         "Llama Team", 2024, "The Llama 3 Herd of Models", "arXiv:2407.21783",
         "https://arxiv.org/abs/2407.21783"),
+    "bigscience2022": _r(
+        "BigScience Workshop: Teven Le Scao, Angela Fan, Christopher Akiki, et al.",
+        "BigScience Workshop", 2022,
+        "BLOOM: A 176B-Parameter Open-Access Multilingual Language Model", "arXiv:2211.05100",
+        "https://arxiv.org/abs/2211.05100"),
+    "mosaicml2023": _r(
+        "MosaicML NLP Team", "MosaicML", 2023,
+        "Introducing MPT-7B: A New Standard for Open-Source, Commercially Usable LLMs",
+        "blog post", "https://www.databricks.com/blog/mpt-7b"),
+    "jiang2023": _r(
+        "Albert Q. Jiang, Alexandre Sablayrolles, Arthur Mensch, et al.", "Jiang et al.", 2023,
+        "Mistral 7B", "arXiv:2310.06825", "https://arxiv.org/abs/2310.06825"),
+    "bai2023": _r(
+        "Jinze Bai, Shuai Bai, Yunfei Chu, et al.", "Bai et al.", 2023,
+        "Qwen Technical Report", "arXiv:2309.16609", "https://arxiv.org/abs/2309.16609"),
     "srivastava2014": _r(
         "Nitish Srivastava, Geoffrey Hinton, Alex Krizhevsky, Ilya Sutskever, "
         "Ruslan Salakhutdinov", "Srivastava et al.", 2014,
