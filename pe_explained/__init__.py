@@ -11,8 +11,10 @@ from .rope import (
     ROPE_TYPES,
     apply_rope,
     interleaved_to_halves_permutation,
+    rope_decay_bound,
     rope_frequencies,
     rope_wavelengths,
+    yarn_correction_range,
 )
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from .t5 import t5_relative_bucket
@@ -22,8 +24,10 @@ __all__ = [
     "ROPE_TYPES",
     "apply_rope",
     "interleaved_to_halves_permutation",
+    "rope_decay_bound",
     "rope_frequencies",
     "rope_wavelengths",
+    "yarn_correction_range",
     "alibi_bias",
     "alibi_slopes",
     "expected_rotary_score",

@@ -44,7 +44,9 @@ __all__ = [
     "apply_rope",
     "interleaved_to_halves_permutation",
     "rope_frequencies",
+    "rope_decay_bound",
     "rope_wavelengths",
+    "yarn_correction_range",
 ]
 
 #: The two ways real code pairs up the dimensions of a head.
@@ -133,6 +135,46 @@ def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
+def _correction_range(head_dim, base, context, beta_fast, beta_slow, truncate):
+    def pair_with_rotations(rotations):
+        # the (fractional) pair index whose wavelength fits `rotations` times into the context:
+        # context / (2π base^(2i/head_dim)) = r  ⇔  i = head_dim ln(context / (2π r)) / (2 ln base)
+        return head_dim * math.log(context / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = pair_with_rotations(beta_fast), pair_with_rotations(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, head_dim - 1)
+
+
+def yarn_correction_range(head_dim, *, base=10000.0, original_max_position_embeddings,
+                          beta_fast=32.0, beta_slow=1.0, truncate=True):
+    """The pairs between which YaRN's ramp runs, as Hugging Face computes them.
+
+    Pairs whose wavelength fits more than ``beta_fast`` times into the original
+    context keep their frequency; pairs fitting less than ``beta_slow`` times
+    are interpolated (frequency / factor); in between the blend is linear in the
+    pair index. ``truncate`` rounds the bounds outwards to whole pairs.
+
+    Returns
+    -------
+    (low, high) : the pair indices where the ramp starts and ends (ints when
+    ``truncate``), clipped to ``[0, head_dim − 1]`` as in the reference code.
+
+    Examples
+    --------
+    >>> yarn_correction_range(128, original_max_position_embeddings=4096)
+    (20, 46)
+    """
+    head_dim = check_positive_even_int("head_dim", head_dim)
+    base = check_base("base", base)
+    context = check_int("original_max_position_embeddings", original_max_position_embeddings,
+                        minimum=1)
+    beta_fast = check_float("beta_fast", beta_fast, greater_than=0.0)
+    beta_slow = check_float("beta_slow", beta_slow, greater_than=0.0)
+    return _correction_range(head_dim, base, context, beta_fast, beta_slow, bool(truncate))
+
+
 def _yarn(inv_freq, head_dim, base, params):
     factor, context = _factor(params), _context(params)
     attention_factor = _optional_float(params, "attention_factor", None, greater_than=0.0)
@@ -148,16 +190,7 @@ def _yarn(inv_freq, head_dim, base, params):
     truncate = params.get("truncate", True)
     if not isinstance(truncate, (bool, np.bool_)):
         raise TypeError(f"scaling['truncate'] must be True or False, got {truncate!r}")
-
-    def pair_with_rotations(rotations):
-        # the (fractional) pair index whose wavelength fits `rotations` times into the context:
-        # context / (2π base^(2i/head_dim)) = rotations  ⇔  i = head_dim ln(context / (2π r)) / (2 ln base)
-        return head_dim * math.log(context / (rotations * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = pair_with_rotations(beta_fast), pair_with_rotations(beta_slow)
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, head_dim - 1)
+    low, high = _correction_range(head_dim, base, context, beta_fast, beta_slow, bool(truncate))
     if low == high:
         high += 0.001  # as the reference code: avoid dividing by zero
     # ramp: 0 up to pair `low` (keep the frequency), 1 from pair `high` on (divide it by factor)
@@ -330,6 +363,40 @@ def rope_wavelengths(head_dim, *, base=10000.0, scaling=None, seq_len=None) -> n
     """
     inv_freq, _ = rope_frequencies(head_dim, base=base, scaling=scaling, seq_len=seq_len)
     return 2 * np.pi / inv_freq
+
+
+def rope_decay_bound(distances, head_dim, *, base=10000.0) -> np.ndarray:
+    """RoFormer's upper bound on the attention score, relative, at every distance.
+
+    Su et al. (2021, section 3.4.3) bound ``|Σ_i h_i e^{i (m−n) θ_i}|`` by
+    ``max_i |h_{i+1} − h_i| · Σ_j |S_j|`` with ``S_j = Σ_{k<j} e^{i (m−n) θ_k}``,
+    and plot the relative bound ``(1 / (head_dim/2)) Σ_j |S_j|``. It falls as the
+    relative distance ``m − n`` grows: distant tokens *can* attend less.
+
+    Parameters
+    ----------
+    distances : array_like, shape (n,)
+        Relative distances ``m − n`` (any real numbers).
+    head_dim : int
+    base : float, optional
+
+    Returns
+    -------
+    ndarray, shape (n,): the relative bound; ``(head_dim/2 + 1) / 2`` at distance 0.
+
+    Examples
+    --------
+    >>> rope_decay_bound([0], 8).tolist()
+    [2.5]
+    """
+    head_dim = check_positive_even_int("head_dim", head_dim)
+    dist = np.asarray(distances, dtype=np.float64)
+    if dist.ndim != 1 or not np.all(np.isfinite(dist)):
+        raise ValueError("distances must be a 1-D array of finite numbers")
+    inv_freq, _ = rope_frequencies(head_dim, base=base)
+    terms = np.exp(1j * np.multiply.outer(dist, inv_freq))  # e^{i (m−n) θ_k}
+    partial = np.cumsum(terms, axis=1)  # S_1 … S_{d/2}
+    return np.abs(partial).mean(axis=1)
 
 
 # ---------------------------------------------------------------------------

@@ -172,3 +172,19 @@ def test_does_not_modify_its_input():
 def test_bad_input_is_rejected(x, positions, inv_freq, kwargs, error, match):
     with pytest.raises(error, match=match):
         apply_rope(x, positions, inv_freq, **kwargs)
+
+
+def test_decay_bound_starts_at_its_maximum_and_falls():
+    from pe_explained import rope_decay_bound
+
+    bound = rope_decay_bound(np.arange(0, 2000, 10), 128)
+    assert bound[0] == pytest.approx((64 + 1) / 2)
+    assert bound[1:].max() < bound[0]
+    assert bound[-20:].mean() < 0.25 * bound[0]
+    # a direct loop over the definition at one distance
+    theta = [10000 ** (-2 * i / 128) for i in range(64)]
+    partial, total = 0j, 0.0
+    for t in theta:
+        partial += np.exp(1j * 37 * t)
+        total += abs(partial)
+    assert rope_decay_bound([37.0], 128)[0] == pytest.approx(total / 64, rel=1e-12)

@@ -289,3 +289,12 @@ def test_bad_scaling_is_rejected_with_a_message_naming_the_key(scaling, error, m
 def test_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
         rope_frequencies(**kwargs)
+
+
+def test_yarn_correction_range_for_llama2_by_hand():
+    from pe_explained import yarn_correction_range
+
+    # 128·ln(4096/(2π·32))/(2 ln 10000) ≈ 20.9 → 20;  128·ln(4096/2π)/(2 ln 10000) ≈ 45.0 → 46
+    assert yarn_correction_range(128, original_max_position_embeddings=4096) == (20, 46)
+    low, high = yarn_correction_range(128, original_max_position_embeddings=4096, truncate=False)
+    assert low == pytest.approx(20.94, abs=0.01) and high == pytest.approx(45.03, abs=0.01)
