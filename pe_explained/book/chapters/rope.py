@@ -1,0 +1,107 @@
+"""Chapter 11, RoPE: relative scores from rotations, the long-term decay, the base."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...rope import apply_rope, rope_decay_bound, rope_frequencies, rope_wavelengths
+from .. import figure, value
+from ..style import new_figure
+
+TOEPLITZ_POSITIONS, TOEPLITZ_HEAD_DIM, SEED = 48, 32, 11
+DECAY_HEAD_DIM, DECAY_MAX = 128, 2000
+# (base, trained context): Llama 2 and Llama 3 (before its 3.1 context extension)
+LLAMA2, LLAMA3 = (10000.0, 4096), (500000.0, 8192)
+
+
+def _score_matrix() -> np.ndarray:
+    """q_m · k_n for one fixed query and key placed at every pair of positions."""
+    rng = np.random.default_rng(SEED)
+    q, k = rng.standard_normal((2, TOEPLITZ_HEAD_DIM))
+    inv_freq, _ = rope_frequencies(TOEPLITZ_HEAD_DIM)
+    rows = np.broadcast_to(q, (TOEPLITZ_POSITIONS, TOEPLITZ_HEAD_DIM))
+    cols = np.broadcast_to(k, (TOEPLITZ_POSITIONS, TOEPLITZ_HEAD_DIM))
+    rq = apply_rope(np.ascontiguousarray(rows), TOEPLITZ_POSITIONS, inv_freq)
+    rk = apply_rope(np.ascontiguousarray(cols), TOEPLITZ_POSITIONS, inv_freq)
+    return rq @ rk.T
+
+
+def _slow_pairs(base: float, context: int, head_dim: int = 128) -> int:
+    """Pairs that turn less than once within the trained context."""
+    return int((rope_wavelengths(head_dim, base=base) > context).sum())
+
+
+@figure(
+    "rope_score_toeplitz",
+    alt=f"Heatmap of the attention score q·k for one fixed query and key placed at every pair "
+    f"of positions 0 to {TOEPLITZ_POSITIONS - 1} (head_dim = {TOEPLITZ_HEAD_DIM}). Every "
+    "diagonal has a single colour: the score depends only on the offset m − n.",
+    caption="RoPE scores for one query and one key at all position pairs. Each diagonal "
+    "(fixed m − n) has one value: the score is a function of the offset only.",
+)
+def _(theme):
+    scores = _score_matrix()
+    limit = float(np.abs(scores).max())
+    fig = new_figure(5.6, 4.6)
+    ax = fig.add_subplot()
+    image = ax.imshow(scores, cmap=theme.diverging, vmin=-limit, vmax=limit,
+                      interpolation="nearest", origin="upper")
+    ax.set_xlabel("key position n")
+    ax.set_ylabel("query position m")
+    bar = fig.colorbar(image, ax=ax, shrink=0.9)
+    bar.set_label("score  R(m)q · R(n)k")
+    return fig
+
+
+@figure(
+    "rope_decay",
+    alt=f"Line plot of RoFormer's relative upper bound on the attention score against the "
+    f"relative distance 0 to {DECAY_MAX} (head_dim = {DECAY_HEAD_DIM}), for base 10000 and "
+    "base 500000. Both start at their maximum at distance 0 and fall with distance; the "
+    "curve for base 500000 falls more slowly.",
+    caption="The long-term decay: RoFormer's upper bound (1/(d/2))·Σ_j |S_j| against the "
+    "relative distance m − n, for head_dim = 128. A larger base slows the decay.",
+)
+def _(theme):
+    distances = np.arange(0, DECAY_MAX + 1, 2, dtype=np.float64)
+    fig = new_figure(7.0, 3.4)
+    ax = fig.add_subplot()
+    for base in (LLAMA2[0], LLAMA3[0]):
+        ax.plot(distances, rope_decay_bound(distances, DECAY_HEAD_DIM, base=base),
+                label=f"base = {base:,.0f}", linewidth=1.2)
+    ax.set_xlabel("relative distance m − n  (positions)")
+    ax.set_ylabel("relative upper bound  (1/(d/2)) Σ_j |S_j|")
+    ax.set_ylim(bottom=0)
+    ax.grid(True)
+    ax.legend(loc="upper right")
+    return fig
+
+
+@value("rope_decay_start")
+def _():
+    return f"{rope_decay_bound([0.0], DECAY_HEAD_DIM)[0]:.1f}"
+
+
+@value("rope_decay_at_1000")
+def _():
+    return f"{rope_decay_bound([1000.0], DECAY_HEAD_DIM)[0]:.1f}"
+
+
+@value("rope_llama2_slow_pairs")
+def _():
+    return str(_slow_pairs(*LLAMA2))
+
+
+@value("rope_llama3_slow_pairs")
+def _():
+    return str(_slow_pairs(*LLAMA3))
+
+
+@value("rope_longest_wavelength_10000")
+def _():
+    return f"{rope_wavelengths(128, base=LLAMA2[0])[-1]:,.0f}"
+
+
+@value("rope_longest_wavelength_500000")
+def _():
+    return f"{rope_wavelengths(128, base=LLAMA3[0])[-1]:,.0f}"
