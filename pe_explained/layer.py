@@ -18,7 +18,13 @@ import numpy as np
 from ._checks import check_base, check_choice, check_float, check_int, check_positive_even_int
 from .sinusoidal import LAYOUTS, sinusoidal
 
-__all__ = ["dropout", "PositionTable", "SinusoidalPositionalEncoding", "TokenEmbedding"]
+__all__ = [
+    "dropout",
+    "PositionTable",
+    "SinusoidalPositionalEncoding",
+    "TokenEmbedding",
+    "transformer_shapes",
+]
 
 
 def dropout(x, rate, rng) -> np.ndarray:
@@ -185,3 +191,36 @@ class TokenEmbedding:
         vectors = self.weight[ids]
         # x = E[token] * sqrt(d_model)   (Vaswani et al. 2017, section 3.4)
         return vectors * np.sqrt(self.d_model) if self.scale else vectors
+
+
+def transformer_shapes(batch, seq_len, d_model, num_heads, d_ff=None) -> dict[str, tuple[int, ...]]:
+    """Array shapes along one encoder block of the original transformer, in order.
+
+    ``head_dim = d_model / num_heads``; ``d_ff`` defaults to 4 · d_model (2048 for
+    d_model = 512, as in the paper's base model). Shapes of the position tables
+    have no batch axis: one table serves every sequence of the batch.
+
+    >>> shapes = transformer_shapes(2, 10, 512, 8)
+    >>> shapes["attention scores"], shapes["feed-forward hidden"]
+    ((2, 8, 10, 10), (2, 10, 2048))
+    """
+    batch = check_int("batch", batch, minimum=1)
+    seq_len = check_int("seq_len", seq_len, minimum=1)
+    d_model = check_int("d_model", d_model, minimum=1)
+    num_heads = check_int("num_heads", num_heads, minimum=1)
+    if d_model % num_heads:
+        raise ValueError(f"d_model must be divisible by num_heads, got {d_model} and {num_heads}")
+    d_ff = 4 * d_model if d_ff is None else check_int("d_ff", d_ff, minimum=1)
+    head_dim = d_model // num_heads
+    return {
+        "token ids": (batch, seq_len),
+        "token embeddings": (batch, seq_len, d_model),
+        "position table": (seq_len, d_model),
+        "model input": (batch, seq_len, d_model),
+        "queries, keys, values": (batch, num_heads, seq_len, head_dim),
+        "attention scores": (batch, num_heads, seq_len, seq_len),
+        "attention output": (batch, seq_len, d_model),
+        "feed-forward hidden": (batch, seq_len, d_ff),
+        "block output": (batch, seq_len, d_model),
+        "relative bias": (num_heads, seq_len, seq_len),
+    }

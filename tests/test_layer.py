@@ -90,3 +90,27 @@ def test_token_embedding_is_scaled_by_sqrt_d_model_to_unit_variance():
         emb([[1000]])
     with pytest.raises(TypeError, match="integers"):
         emb([[1.5]])
+
+
+def test_transformer_shapes_match_a_real_forward_pass():
+    from pe_explained.layer import transformer_shapes
+
+    batch, seq_len, d_model, num_heads = 2, 5, 16, 4
+    shapes = transformer_shapes(batch, seq_len, d_model, num_heads, d_ff=24)
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 50, size=shapes["token ids"])
+    emb = TokenEmbedding(50, d_model)(ids)
+    layer = SinusoidalPositionalEncoding(d_model, max_len=seq_len)
+    x = layer(emb)
+    head_dim = d_model // num_heads
+    q = (x @ rng.normal(size=(d_model, d_model))).reshape(batch, seq_len, num_heads, head_dim)
+    q = q.transpose(0, 2, 1, 3)
+    scores = q @ np.swapaxes(q, -1, -2)
+    hidden = x @ rng.normal(size=(d_model, 24))
+    got = {"token embeddings": emb.shape, "position table": layer.encoding(seq_len).shape,
+           "model input": x.shape, "queries, keys, values": q.shape,
+           "attention scores": scores.shape, "feed-forward hidden": hidden.shape}
+    for name, shape in got.items():
+        assert shapes[name] == shape, name
+    with pytest.raises(ValueError, match="divisible by num_heads"):
+        transformer_shapes(1, 1, 10, 3)

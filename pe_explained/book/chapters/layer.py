@@ -1,0 +1,76 @@
+"""Chapter 7, the positional-encoding layer: scaled embeddings + table → dropout → model input."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...layer import SinusoidalPositionalEncoding, TokenEmbedding
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+D_MODEL, VOCAB, SEQ_LEN, SEED = 512, 1000, 24, 0
+FIG_D_MODEL = 48
+
+
+def _rows(d_model: int, seq_len: int):
+    """Token rows unscaled and scaled, and the position rows, for one random sequence."""
+    rng = np.random.default_rng(SEED)
+    ids = rng.integers(0, VOCAB, size=seq_len)
+    emb = TokenEmbedding(VOCAB, d_model, seed=SEED)
+    pe = SinusoidalPositionalEncoding(d_model, max_len=seq_len).encoding(seq_len)
+    return emb.weight[ids], emb(ids), pe
+
+
+def _rms_norm(rows: np.ndarray) -> float:
+    """Root-mean-square of the row norms."""
+    return float(np.sqrt(np.mean(np.sum(rows**2, axis=-1))))
+
+
+@table("layer_scales", caption=f"Sizes of the two summands for d_model = {D_MODEL} "
+       f"(token vectors drawn with std d_model^−½; {SEQ_LEN} tokens).")
+def _():
+    unscaled, scaled, pe = _rows(D_MODEL, SEQ_LEN)
+    rows = [["token embedding E[t]", _rms_norm(unscaled), float(np.sqrt(np.mean(unscaled**2)))],
+            ["E[t] · √d_model", _rms_norm(scaled), float(np.sqrt(np.mean(scaled**2)))],
+            ["PE[pos]", _rms_norm(pe), float(np.sqrt(np.mean(pe**2)))]]
+    return Table(["vector", "typical norm ‖·‖", "RMS of one entry"], rows, default_format=".2f")
+
+
+@value("layer_pe_norm")
+def _():
+    return f"{_rms_norm(_rows(D_MODEL, SEQ_LEN)[2]):.0f}"
+
+
+@value("layer_unscaled_norm")
+def _():
+    return f"{_rms_norm(_rows(D_MODEL, SEQ_LEN)[0]):.1f}"
+
+
+@value("layer_scaled_norm")
+def _():
+    return f"{_rms_norm(_rows(D_MODEL, SEQ_LEN)[1]):.0f}"
+
+
+@figure(
+    "layer_input",
+    alt=f"Three heatmaps of {SEQ_LEN} positions by {FIG_D_MODEL} dimensions: scaled token "
+    "embeddings look like random noise, the sinusoidal table shows stripes that are fast on "
+    "the left and slow on the right, and their sum, the model input, shows the noise with the "
+    "stripes still visible underneath.",
+    caption=f"Building the model input for one sequence (d_model = {FIG_D_MODEL}): token "
+    "embeddings times √d_model, plus the sinusoidal table, give the input of the first layer. "
+    "Both summands have entries of similar size, so neither drowns the other.",
+)
+def _(theme):
+    _, scaled, pe = _rows(FIG_D_MODEL, SEQ_LEN)
+    panels = [("E[token] · √d_model", scaled), ("+ PE[pos]", pe), ("= model input", scaled + pe)]
+    fig = new_figure(7.4, 3.3)
+    axes = fig.subplots(1, 3, sharey=True)
+    for ax, (title, data) in zip(axes, panels):
+        image = ax.imshow(data, aspect="auto", cmap=theme.diverging, vmin=-2.5, vmax=2.5,
+                          interpolation="nearest")
+        ax.set_title(title)
+        ax.set_xlabel("dimension j")
+    axes[0].set_ylabel("position pos")
+    fig.colorbar(image, ax=axes, shrink=0.9, label="value")
+    return fig

@@ -1,0 +1,159 @@
+"""The command line: ``python -m pe_explained`` (or ``pe-explained``).
+
+Three commands:
+
+* ``table``   prints the sinusoidal encoding as a table of numbers;
+* ``heatmap`` prints it as text, one character per value;
+* ``figure``  writes any figure of the book as SVG (``--list`` names them).
+
+Bad arguments end with a one-line ``error: …`` on stderr and exit status 2,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from ._checks import check_int
+from .sinusoidal import LAYOUTS, sinusoidal
+
+__all__ = ["main", "build_parser", "format_table", "text_heatmap", "HEATMAP_CHARS"]
+
+#: Characters from the lowest value (left) to the highest (right).
+HEATMAP_CHARS = " .:-=+*#%@"
+EXIT_ERROR = 2
+
+
+def format_table(pe: np.ndarray, precision: int = 4) -> str:
+    """Rows ``pos  v0 v1 …``: right-aligned columns, fixed decimals, no "-0.000".
+
+    >>> print(format_table(sinusoidal(2, 4), precision=2))
+    pos  dim0  dim1  dim2  dim3
+      0  0.00  1.00  0.00  1.00
+      1  0.84  0.54  0.01  1.00
+    """
+    precision = check_int("precision", precision, minimum=0)
+    if precision > 17:
+        raise ValueError(f"precision must be <= 17 (float64 has ~17 significant digits), "
+                         f"got {precision}")
+
+    def number(v: float) -> str:
+        text = f"{v:.{precision}f}"
+        return text[1:] if text.startswith("-") and float(text) == 0.0 else text
+
+    header = ["pos"] + [f"dim{j}" for j in range(pe.shape[1])]
+    rows = [[str(p)] + [number(v) for v in row] for p, row in enumerate(pe.tolist())]
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(r, widths))
+                     for r in [header, *rows])
+
+
+def text_heatmap(values: np.ndarray, *, low=-1.0, high=1.0, chars=HEATMAP_CHARS) -> str:
+    """One character per value: ``chars[0]`` at ``low`` … ``chars[-1]`` at ``high``.
+
+    Row p of the result is row p of ``values``, prefixed by its index.
+
+    >>> print(text_heatmap(np.array([[-1.0, 0.0, 1.0]])))
+    0 |  -@|
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"values must be 2-D, got shape {values.shape}")
+    if not high > low:
+        raise ValueError(f"high must be > low, got low={low}, high={high}")
+    levels = len(chars)
+    # level = floor((v - low) / (high - low) * levels), clipped to the ramp
+    level = np.clip(np.floor((values - low) / (high - low) * levels), 0, levels - 1).astype(int)
+    label_width = len(str(max(len(values) - 1, 0)))
+    return "\n".join(f"{p:>{label_width}} |{''.join(chars[k] for k in row)}|"
+                     for p, row in enumerate(level))
+
+
+def _add_encoding_options(parser: argparse.ArgumentParser, positions: int, d_model: int) -> None:
+    parser.add_argument("--positions", type=int, default=positions, metavar="N",
+                        help=f"number of positions, 0 … N-1 (default {positions})")
+    parser.add_argument("--d-model", type=int, default=d_model, metavar="D",
+                        help=f"width of the encoding, even (default {d_model})")
+    parser.add_argument("--base", type=float, default=10000.0,
+                        help="base of the frequency ladder (default 10000)")
+    parser.add_argument("--layout", choices=LAYOUTS, default="interleaved",
+                        help="interleaved: sin, cos, sin, … (the paper); "
+                             "halves: all sines, then all cosines (default interleaved)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pe_explained",
+        description="Positional encodings from the command line: print the sinusoidal "
+                    "table, draw it as text, or write any figure of the book.",
+    )
+    parser.add_argument("--version", action="version", version=f"pe_explained {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    table = commands.add_parser("table", help="print the sinusoidal encoding as numbers",
+                                description="Print PE[pos, dim] for every position and "
+                                            "dimension, one row per position.")
+    _add_encoding_options(table, positions=8, d_model=8)
+    table.add_argument("--precision", type=int, default=4, metavar="P",
+                       help="decimal places (default 4)")
+
+    heatmap = commands.add_parser("heatmap", help="print the sinusoidal encoding as text",
+                                  description="One row per position, one character per "
+                                              f"dimension, from '{HEATMAP_CHARS[0]}' "
+                                              f"at -1 to '{HEATMAP_CHARS[-1]}' at +1.")
+    _add_encoding_options(heatmap, positions=16, d_model=32)
+
+    fig = commands.add_parser("figure", help="write a figure of the book as SVG",
+                              description="Write the registered figure NAME as an SVG "
+                                          "file, or list the names with --list.")
+    fig.add_argument("name", nargs="?", metavar="NAME", help="figure name (see --list)")
+    fig.add_argument("--out", type=Path, metavar="FILE", help="where to write the SVG")
+    fig.add_argument("--theme", choices=("light", "dark"), default="light",
+                     help="colours for a light or a dark page (default light)")
+    fig.add_argument("--list", action="store_true", help="list the figure names and exit")
+    return parser
+
+
+def _run_figure(args) -> str:
+    from .book import FIGURES, load_all
+
+    load_all()
+    if args.list:
+        return "\n".join(sorted(FIGURES))
+    if args.name is None or args.out is None:
+        raise ValueError("figure needs a NAME and --out FILE (or --list)")
+    if args.name not in FIGURES:
+        raise ValueError(f"unknown figure {args.name!r}; `figure --list` shows the names")
+    from .book.render import render_svg, svg_size
+
+    svg = render_svg(args.name, args.theme)
+    args.out.write_bytes(svg)
+    width, height = svg_size(svg)
+    return f"wrote {args.out} ({args.name}, {args.theme} theme, {width}×{height} px)"
+
+
+def _run(args) -> str:
+    if args.command == "figure":
+        return _run_figure(args)
+    pe = sinusoidal(args.positions, args.d_model, base=args.base, layout=args.layout)
+    if args.command == "table":
+        return format_table(pe, args.precision)
+    legend = f"'{HEATMAP_CHARS[0]}' = -1 … '{HEATMAP_CHARS[-1]}' = +1; columns = dimensions 0 … {args.d_model - 1}"
+    return text_heatmap(pe) + "\n" + legend
+
+
+def main(argv=None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    args = build_parser().parse_args(argv)  # argparse exits with status 2 on bad syntax
+    try:
+        output = _run(args)
+    except (ValueError, TypeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    print(output)
+    return 0
