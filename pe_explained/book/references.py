@@ -150,6 +150,11 @@ REFERENCES: dict[str, Reference] = {
     "bai2023": _r(
         "Jinze Bai, Shuai Bai, Yunfei Chu, et al.", "Bai et al.", 2023,
         "Qwen Technical Report", "arXiv:2309.16609", "https://arxiv.org/abs/2309.16609"),
+    "xiong2020": _r(
+        "Ruibin Xiong, Yunchang Yang, Di He, Kai Zheng, Shuxin Zheng, Chen Xing, "
+        "Huishuai Zhang, Yanyan Lan, Liwei Wang, Tie-Yan Liu", "Xiong et al.", 2020,
+        "On Layer Normalization in the Transformer Architecture", "ICML 2020",
+        "https://arxiv.org/abs/2002.04745"),
     "srivastava2014": _r(
         "Nitish Srivastava, Geoffrey Hinton, Alex Krizhevsky, Ilya Sutskever, "
         "Ruslan Salakhutdinov", "Srivastava et al.", 2014,
