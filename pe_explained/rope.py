@@ -365,6 +365,27 @@ def rope_wavelengths(head_dim, *, base=10000.0, scaling=None, seq_len=None) -> n
     return 2 * np.pi / inv_freq
 
 
+def ntk_aware_base(base, factor, head_dim) -> float:
+    """The enlarged base of NTK-aware scaling: ``base · factor^(head_dim / (head_dim − 2))``.
+
+    With it the fastest pair keeps its frequency and the slowest pair's frequency
+    is divided by exactly ``factor`` (bloc97, 2023). Hugging Face's ``"dynamic"``
+    type applies the same formula with a factor that grows with the sequence.
+
+    Examples
+    --------
+    >>> round(ntk_aware_base(10000.0, 4.0, 128))
+    40890
+    """
+    base = check_base("base", base)
+    factor = check_float("factor", factor, at_least=1.0)
+    head_dim = check_positive_even_int("head_dim", head_dim)
+    if head_dim < 4:
+        raise ValueError(f"head_dim must be >= 4 (exponent d/(d-2)), got {head_dim}")
+    # base' = base · s^(d / (d − 2))
+    return base * factor ** (head_dim / (head_dim - 2))
+
+
 def rope_decay_bound(distances, head_dim, *, base=10000.0) -> np.ndarray:
     """RoFormer's upper bound on the attention score, relative, at every distance.
 

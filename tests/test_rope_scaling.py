@@ -298,3 +298,14 @@ def test_yarn_correction_range_for_llama2_by_hand():
     assert yarn_correction_range(128, original_max_position_embeddings=4096) == (20, 46)
     low, high = yarn_correction_range(128, original_max_position_embeddings=4096, truncate=False)
     assert low == pytest.approx(20.94, abs=0.01) and high == pytest.approx(45.03, abs=0.01)
+
+
+def test_ntk_aware_base_function_matches_the_dynamic_type_at_slope_one():
+    from pe_explained import ntk_aware_base
+
+    assert ntk_aware_base(10000.0, 4.0, 128) == pytest.approx(10000 * 4 ** (128 / 126))
+    scaling = {"rope_type": "dynamic", "factor": 1.0, "original_max_position_embeddings": 1024}
+    close(rope_frequencies(128, scaling=scaling, seq_len=4096)[0],
+          rope_frequencies(128, base=ntk_aware_base(10000.0, 4.0, 128))[0])
+    with pytest.raises(ValueError, match="factor"):
+        ntk_aware_base(10000.0, 0.5, 128)

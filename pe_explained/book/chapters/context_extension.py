@@ -1,0 +1,176 @@
+"""Chapter 15, stretching the context: how each method remaps RoPE's frequencies."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...rope import ntk_aware_base, rope_frequencies, rope_wavelengths, yarn_correction_range
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+HEAD_DIM, BASE, CONTEXT, FACTOR = 128, 10000.0, 4096, 4.0
+FACTORS = (2.0, 4.0, 8.0, 16.0, 32.0)
+LLAMA31 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+           "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+LLAMA31_BASE = 500000.0
+
+
+def _methods() -> list[tuple[str, np.ndarray]]:
+    """(label, wavelengths) of every method for the chapter's example model."""
+    ctx = {"original_max_position_embeddings": CONTEXT}
+    stretched = int(FACTOR * CONTEXT)
+    return [
+        ("original RoPE", rope_wavelengths(HEAD_DIM, base=BASE)),
+        ("position interpolation", rope_wavelengths(
+            HEAD_DIM, base=BASE, scaling={"rope_type": "linear", "factor": FACTOR})),
+        ("NTK-aware", rope_wavelengths(HEAD_DIM, base=ntk_aware_base(BASE, FACTOR, HEAD_DIM))),
+        (f"dynamic NTK (HF) at {stretched:,}", rope_wavelengths(
+            HEAD_DIM, base=BASE, scaling={"rope_type": "dynamic", "factor": FACTOR, **ctx},
+            seq_len=stretched)),
+        ("YaRN", rope_wavelengths(
+            HEAD_DIM, base=BASE, scaling={"rope_type": "yarn", "factor": FACTOR, **ctx})),
+        ("Llama 3 rule", rope_wavelengths(
+            HEAD_DIM, base=BASE, scaling={"rope_type": "llama3", "factor": FACTOR,
+                                          "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                          **ctx})),
+    ]
+
+
+@figure(
+    "context_wavelengths",
+    alt=f"Two log-scale line plots against pair index i (head_dim = {HEAD_DIM}, base = "
+    f"{BASE:,.0f}, original context {CONTEXT:,}, factor {FACTOR:g}). Left: the wavelength of "
+    "every pair for original RoPE and five extension methods, with a horizontal line at the "
+    "original context length. Right: each method's wavelength divided by the original one. "
+    f"Position interpolation stretches every pair by {FACTOR:g}; NTK-aware rises smoothly from "
+    f"1 at pair 0 to {FACTOR:g} at the last pair; YaRN and the Llama 3 rule keep the fast pairs "
+    f"at 1 and stretch the slow ones by {FACTOR:g}, with a ramp in between; Hugging Face's "
+    "dynamic NTK at four times the context stretches the slow pairs far more.",
+    caption=f"How each method remaps the wavelengths (head_dim = {HEAD_DIM}, base = "
+    f"{BASE:,.0f}, trained on {CONTEXT:,} positions, factor {FACTOR:g}). Pair 0 is the fastest "
+    "pair; the wavelength grows to the right. Left: wavelengths, with the original context as "
+    "a dashed line. Right: stretch of each pair's wavelength.",
+)
+def _(theme):
+    methods = _methods()
+    original = methods[0][1]
+    pairs = np.arange(len(original))
+    fig = new_figure(8.0, 3.8)
+    left, right = fig.subplots(1, 2)
+    styles = ["-", "--", "-.", ":", "-", "--"]
+    for (label, wavelengths), style in zip(methods, styles):
+        left.plot(pairs, wavelengths, linestyle=style, label=label, linewidth=1.4)
+        right.plot(pairs, wavelengths / original, linestyle=style, label=label, linewidth=1.4)
+    left.axhline(CONTEXT, color=theme.muted, linestyle="--", linewidth=1)
+    left.text(0, CONTEXT * 1.6, f"original context = {CONTEXT:,}", color=theme.text,
+              fontsize=8.5)
+    left.set_yscale("log")
+    left.set_xlabel("pair index i  (0 = fastest → slowest)")
+    left.set_ylabel("wavelength 2π/ω_i  (positions)")
+    left.grid(True, which="major")
+    right.set_yscale("log")
+    right.set_xlabel("pair index i  (0 = fastest → slowest)")
+    right.set_ylabel("wavelength ÷ original wavelength")
+    right.grid(True, which="major")
+    right.legend(loc="upper left", fontsize=8)
+    return fig
+
+
+@table(
+    "context_attention_factors",
+    caption="Attention factors as rope_frequencies computes them, for several scale factors "
+    "s. Hugging Face multiplies cos and sin by the factor, so the logits grow by its square.",
+)
+def _():
+    ctx = {"original_max_position_embeddings": CONTEXT}
+
+    def factor_of(scaling):
+        return rope_frequencies(HEAD_DIM, base=BASE, scaling=scaling)[1]
+
+    def longrope(s):
+        ones = [1.0] * (HEAD_DIM // 2)
+        return {"rope_type": "longrope", "short_factor": ones, "long_factor": ones,
+                "factor": s, **ctx}
+
+    rows = [
+        ["linear, dynamic, llama3"] + [factor_of({"rope_type": "linear", "factor": s})
+                                       for s in FACTORS],
+        ["yarn (0.1 ln s + 1)"] + [factor_of({"rope_type": "yarn", "factor": s, **ctx})
+                                   for s in FACTORS],
+        ["yarn, logit multiplier (square)"] + [
+            factor_of({"rope_type": "yarn", "factor": s, **ctx}) ** 2 for s in FACTORS],
+        ["yarn, mscale = mscale_all_dim = 1"] + [
+            factor_of({"rope_type": "yarn", "factor": s, "mscale": 1.0, "mscale_all_dim": 1.0,
+                       **ctx}) for s in FACTORS],
+        [f"longrope, L = {CONTEXT:,}"] + [factor_of(longrope(s)) for s in FACTORS],
+    ]
+    return Table(["rope_type"] + [f"s = {s:g}" for s in FACTORS], rows)
+
+
+@value("ce_pi_fastest_wavelength")
+def _():
+    return f"{_methods()[1][1][0]:.1f}"
+
+
+@value("ce_ntk_fastest_stretch")
+def _():
+    methods = dict(_methods())
+    return f"{methods['NTK-aware'][0] / methods['original RoPE'][0]:.2f}"
+
+
+@value("ce_ntk_slowest_stretch")
+def _():
+    methods = dict(_methods())
+    return f"{methods['NTK-aware'][-1] / methods['original RoPE'][-1]:.2f}"
+
+
+@value("ce_dynamic_slowest_stretch")
+def _():
+    methods = _methods()
+    return f"{methods[3][1][-1] / methods[0][1][-1]:.0f}"
+
+
+@value("ce_dynamic_alpha_at_2l")
+def _():
+    scaling = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": CONTEXT}
+    plain, _ = rope_frequencies(HEAD_DIM, base=BASE)
+    stretched, _ = rope_frequencies(HEAD_DIM, base=BASE, scaling=scaling, seq_len=2 * CONTEXT)
+    return f"{plain[-1] / stretched[-1]:.2f}"
+
+
+@value("ce_yarn_low")
+def _():
+    return str(yarn_correction_range(HEAD_DIM, base=BASE, original_max_position_embeddings=CONTEXT)[0])
+
+
+@value("ce_yarn_high")
+def _():
+    return str(yarn_correction_range(HEAD_DIM, base=BASE, original_max_position_embeddings=CONTEXT)[1])
+
+
+def _llama31_stretch() -> np.ndarray:
+    plain, _ = rope_frequencies(HEAD_DIM, base=LLAMA31_BASE)
+    scaled, _ = rope_frequencies(HEAD_DIM, base=LLAMA31_BASE, scaling=LLAMA31)
+    return plain / scaled
+
+
+@value("ce_llama31_kept")
+def _():
+    return str(int(np.isclose(_llama31_stretch(), 1.0, rtol=1e-12, atol=0).sum()))
+
+
+@value("ce_llama31_blended")
+def _():
+    stretch = _llama31_stretch()
+    return str(int(((stretch > 1 + 1e-12) & (stretch < LLAMA31["factor"] - 1e-9)).sum()))
+
+
+@value("ce_llama31_divided")
+def _():
+    return str(int(np.isclose(_llama31_stretch(), LLAMA31["factor"], rtol=1e-12, atol=0).sum()))
+
+
+@value("ce_yarn_factor_16")
+def _():
+    scaling = {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": CONTEXT}
+    return f"{rope_frequencies(HEAD_DIM, base=BASE, scaling=scaling)[1]:.4f}"
