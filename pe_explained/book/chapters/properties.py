@@ -121,9 +121,11 @@ def _(theme):
     for ax, layout in zip(axes, ("interleaved", "halves")):
         m = offset_matrix(M_OFFSET, M_D_MODEL, layout=layout)
         image = ax.imshow(m, cmap=theme.diverging, vmin=-1, vmax=1, interpolation="nearest")
-        for r, c in zip(*np.nonzero(m)):
-            shade = "white" if abs(m[r, c]) > 0.6 else "black"
-            ax.text(c, r, f"{m[r, c]:.3f}", ha="center", va="center", color=shade, fontsize=6)
+        if layout == "interleaved":  # the values once; the other panel has the same ones
+            for r, c in zip(*np.nonzero(m)):
+                shade = "white" if abs(m[r, c]) > 0.6 else "black"
+                ax.text(c, r, f"{m[r, c]:.3f}", ha="center", va="center", color=shade,
+                        fontsize=6)
         ax.set_title(f"layout = {layout!r}")
         ax.set_xticks(range(M_D_MODEL))
         ax.set_yticks(range(M_D_MODEL))
