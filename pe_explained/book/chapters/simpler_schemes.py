@@ -1,0 +1,178 @@
+"""Chapter 2, why not something simpler: index, normalised index, one-hot, binary."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ... import sinusoidal
+from ...attention import toy_embeddings
+from ...naive import (
+    binary_encoding,
+    closest_position,
+    distances_from,
+    index_encoding,
+    neighbour_distances,
+    normalized_index_encoding,
+    one_hot_encoding,
+)
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+MAX_LEN = 1024  # positions 0 … 1023 in the norm figure and the summary table
+NUM_BITS = 10  # 2**10 = 1024
+SUMMARY_D_MODEL = 64  # width of the sinusoidal encoding in the comparison
+EMBED_D_MODEL = 512  # width of the token embeddings the index is compared with
+NEAR_LEN, NEAR_BITS, NEAR_D_MODEL, NEAR_REF = 64, 8, 8, 32  # the distance figure
+
+
+@lru_cache(maxsize=1)
+def _tables() -> dict[str, np.ndarray]:
+    """Each scheme's table for positions 0 … MAX_LEN − 1, at its natural width."""
+    return {
+        "raw index": index_encoding(MAX_LEN),
+        f"index / seq_len (seq_len = {MAX_LEN:,})": normalized_index_encoding(MAX_LEN, MAX_LEN),
+        "one-hot": one_hot_encoding(MAX_LEN, MAX_LEN),
+        f"binary ({NUM_BITS} bits)": binary_encoding(MAX_LEN, NUM_BITS),
+        f"sinusoidal (d_model = {SUMMARY_D_MODEL})": sinusoidal(MAX_LEN, SUMMARY_D_MODEL),
+    }
+
+
+@lru_cache(maxsize=1)
+def _embedding_norm() -> float:
+    """Mean norm of N(0, 1/d_model) token embeddings (1,000 random words)."""
+    words = [f"w{n}" for n in range(1000)]
+    vectors = np.stack(list(toy_embeddings(words, EMBED_D_MODEL, seed=0).values()))
+    return float(np.linalg.norm(vectors, axis=1).mean())
+
+
+@table(
+    "simpler_schemes_summary",
+    caption=f"Positions 0–{MAX_LEN - 1:,} under each scheme. Norms and distances are "
+    "Euclidean; a neighbour distance is ‖E[pos + 1] − E[pos]‖.",
+)
+def _():
+    rows = []
+    for name, tab in _tables().items():
+        norms = np.linalg.norm(tab, axis=1)
+        steps = neighbour_distances(tab)
+        rows.append([name, tab.shape[1], norms.min(), norms.max(), steps.min(), steps.max()])
+    return Table(
+        ["scheme", "width", "smallest norm", "largest norm",
+         "smallest neighbour distance", "largest neighbour distance"],
+        rows,
+        formats={"largest norm": ",.4g", "smallest norm": ".4g",
+                 "smallest neighbour distance": ".4g", "largest neighbour distance": ".4g"},
+    )
+
+
+@figure(
+    "simpler_schemes_norms",
+    alt="Log-scale plot of the norm of each simple encoding against position 1 to "
+    f"{MAX_LEN - 1}: the raw index rises in a straight line to about {MAX_LEN}; the "
+    "normalised index rises to just under 1; one-hot stays at 1; binary jumps between 1 "
+    f"and about {np.sqrt(NUM_BITS):.1f}; the sinusoidal encoding stays flat at "
+    f"{np.sqrt(SUMMARY_D_MODEL / 2):.2f}. A dashed line marks the typical norm of a token "
+    "embedding, about 1.",
+    caption="‖E[pos]‖ for each scheme (log scale). Only the raw index grows without bound; "
+    f"the dashed line is the mean norm of random token embeddings with entries "
+    f"N(0, 1/d_model), d_model = {EMBED_D_MODEL}.",
+)
+def _(theme):
+    fig = new_figure(7.0, 3.8)
+    ax = fig.add_subplot()
+    positions = np.arange(1, MAX_LEN)
+    for name, tab in _tables().items():
+        ax.plot(positions, np.linalg.norm(tab[1:], axis=1), label=name,
+                linewidth=1.0 if name.startswith("binary") else 1.8)
+    ax.axhline(_embedding_norm(), color=theme.muted, linestyle="--", linewidth=1.2)
+    ax.text(MAX_LEN * 0.55, _embedding_norm() * 0.62, "token embedding, N(0, 1/d_model)",
+            color=theme.text, fontsize=8.5)
+    ax.set_yscale("log")
+    ax.set_xlabel("position pos")
+    ax.set_ylabel("norm ‖E[pos]‖  (log scale)")
+    ax.grid(True, which="major")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5)
+    return fig
+
+
+@figure(
+    "simpler_schemes_nearness",
+    alt=f"Six panels, each the distance from position {NEAR_REF} to every position 0 to "
+    f"{NEAR_LEN - 1}. Raw index: a V that keeps growing. Index divided by the length: a V "
+    f"whose slope halves when the sequence is {2 * NEAR_LEN} instead of {NEAR_LEN} tokens "
+    "long. One-hot: flat at 1.41 except 0 at the reference. Binary: jagged, with position "
+    f"{NEAR_REF - 1} among the farthest and position 0 among the nearest. Sinusoidal with "
+    f"d_model = {NEAR_D_MODEL}: a dip at the reference with large wiggles; with d_model = "
+    f"{SUMMARY_D_MODEL}: a steep dip that levels off, neighbours nearest.",
+    caption=f"Distance ‖E[pos] − E[{NEAR_REF}]‖ under each scheme. One-hot has no notion "
+    f"of near; binary ({NEAR_BITS} bits) jumps; the sinusoidal encoding of the same width "
+    f"(d_model = {NEAR_D_MODEL}) wiggles, and with d_model = {SUMMARY_D_MODEL} the two "
+    "neighbours are the nearest positions.",
+)
+def _(theme):
+    panels = {
+        "raw index": [(index_encoding(NEAR_LEN), "")],
+        "index / seq_len": [(normalized_index_encoding(NEAR_LEN, n), f"seq_len = {n}")
+                            for n in (NEAR_LEN, 2 * NEAR_LEN)],
+        f"one-hot (width {NEAR_LEN})": [(one_hot_encoding(NEAR_LEN, NEAR_LEN), "")],
+        f"binary ({NEAR_BITS} bits)": [(binary_encoding(NEAR_LEN, NEAR_BITS), "")],
+        f"sinusoidal, d_model = {NEAR_D_MODEL}": [(sinusoidal(NEAR_LEN, NEAR_D_MODEL), "")],
+        f"sinusoidal, d_model = {SUMMARY_D_MODEL}": [(sinusoidal(NEAR_LEN, SUMMARY_D_MODEL), "")],
+    }
+    fig = new_figure(7.5, 4.8)
+    axes = fig.subplots(2, 3, sharex=True)
+    positions = np.arange(NEAR_LEN)
+    for ax, (name, tables), colour in zip(axes.flat, panels.items(), theme.cycle):
+        for (tab, label), style in zip(tables, ("-", "--")):
+            ax.plot(positions, distances_from(tab, NEAR_REF), style, marker="o", markersize=2,
+                    linewidth=1.2, color=colour, label=label)
+        if len(tables) > 1:
+            ax.legend(loc="upper center", fontsize=7.5, handlelength=1.8)
+        ax.axvline(NEAR_REF, color=theme.muted, linestyle=":", linewidth=1)
+        ax.set_title(name, fontsize=9.5)
+        ax.set_ylim(bottom=0)
+        ax.grid(True)
+    for ax in axes[1]:
+        ax.set_xlabel("position pos")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"‖E[pos] − E[{NEAR_REF}]‖")
+    return fig
+
+
+@value("embedding_norm_d512")
+def _():
+    return f"{_embedding_norm():.2f}"
+
+
+@value("index_norm_500_d512")
+def _():
+    return f"{float(np.linalg.norm(index_encoding([500], EMBED_D_MODEL))):,.0f}"
+
+
+@value("index_to_embedding_ratio_500")
+def _():
+    ratio = float(np.linalg.norm(index_encoding([500], EMBED_D_MODEL))) / _embedding_norm()
+    return f"{ratio:,.0f}"
+
+
+@value("binary_distance_31_32")
+def _():
+    return f"{distances_from(binary_encoding(NEAR_LEN, NEAR_BITS), 31)[32]:.2f}"
+
+
+@value("binary_distance_0_32")
+def _():
+    return f"{distances_from(binary_encoding(NEAR_LEN, NEAR_BITS), 0)[32]:.0f}"
+
+
+@value("sinusoidal_nearest_other_64")
+def _():
+    _, distance = closest_position(sinusoidal(MAX_LEN, SUMMARY_D_MODEL), 0, min_offset=2)
+    return f"{distance:.4f}"
+
+
+@value("sinusoidal_neighbour_distance_64")
+def _():
+    return f"{neighbour_distances(sinusoidal(MAX_LEN, SUMMARY_D_MODEL)).max():.4f}"
