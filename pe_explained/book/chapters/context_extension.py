@@ -38,41 +38,35 @@ def _methods() -> list[tuple[str, np.ndarray]]:
 
 @figure(
     "context_wavelengths",
-    alt=f"Two log-scale line plots against pair index i (head_dim = {HEAD_DIM}, base = "
-    f"{BASE:,.0f}, original context {CONTEXT:,}, factor {FACTOR:g}). Left: the wavelength of "
-    "every pair for original RoPE and five extension methods, with a horizontal line at the "
-    "original context length. Right: each method's wavelength divided by the original one. "
-    f"Position interpolation stretches every pair by {FACTOR:g}; NTK-aware rises smoothly from "
-    f"1 at pair 0 to {FACTOR:g} at the last pair; YaRN and the Llama 3 rule keep the fast pairs "
-    f"at 1 and stretch the slow ones by {FACTOR:g}, with a ramp in between; Hugging Face's "
-    "dynamic NTK at four times the context stretches the slow pairs far more.",
+    alt=f"Log-scale line plot of the wavelength of every pair against pair index i "
+    f"(head_dim = {HEAD_DIM}, base = {BASE:,.0f}, original context {CONTEXT:,}, factor "
+    f"{FACTOR:g}) for original RoPE and five extension methods, with a horizontal line at the "
+    f"original context length. Position interpolation lies a factor {FACTOR:g} above the "
+    "original line everywhere; NTK-aware starts on it at pair 0 and ends a factor "
+    f"{FACTOR:g} above; YaRN and the Llama 3 rule follow the original line for the fast pairs "
+    f"and join position interpolation for pairs slower than the context; Hugging Face's "
+    "dynamic NTK at four times the context ends far above all others.",
     caption=f"How each method remaps the wavelengths (head_dim = {HEAD_DIM}, base = "
     f"{BASE:,.0f}, trained on {CONTEXT:,} positions, factor {FACTOR:g}). Pair 0 is the fastest "
-    "pair; the wavelength grows to the right. Left: wavelengths, with the original context as "
-    "a dashed line. Right: stretch of each pair's wavelength.",
+    "pair; frequency falls and wavelength grows to the right. The dashed line is the original "
+    "context length.",
 )
 def _(theme):
     methods = _methods()
-    original = methods[0][1]
-    pairs = np.arange(len(original))
-    fig = new_figure(8.0, 3.8)
-    left, right = fig.subplots(1, 2)
+    pairs = np.arange(len(methods[0][1]))
+    fig = new_figure(7.0, 4.0)
+    ax = fig.add_subplot()
     styles = ["-", "--", "-.", ":", "-", "--"]
     for (label, wavelengths), style in zip(methods, styles):
-        left.plot(pairs, wavelengths, linestyle=style, label=label, linewidth=1.4)
-        right.plot(pairs, wavelengths / original, linestyle=style, label=label, linewidth=1.4)
-    left.axhline(CONTEXT, color=theme.muted, linestyle="--", linewidth=1)
-    left.text(0, CONTEXT * 1.6, f"original context = {CONTEXT:,}", color=theme.text,
-              fontsize=8.5)
-    left.set_yscale("log")
-    left.set_xlabel("pair index i  (0 = fastest → slowest)")
-    left.set_ylabel("wavelength 2π/ω_i  (positions)")
-    left.grid(True, which="major")
-    right.set_yscale("log")
-    right.set_xlabel("pair index i  (0 = fastest → slowest)")
-    right.set_ylabel("wavelength ÷ original wavelength")
-    right.grid(True, which="major")
-    right.legend(loc="upper left", fontsize=8)
+        ax.plot(pairs, wavelengths, linestyle=style, label=label, linewidth=1.4)
+    ax.axhline(CONTEXT, color=theme.muted, linestyle="--", linewidth=1)
+    ax.text(0, CONTEXT * 1.6, f"original context = {CONTEXT:,}", color=theme.text, fontsize=8.5)
+    ax.set_yscale("log")
+    ax.minorticks_off()
+    ax.set_xlabel("pair index i  (0 = fastest → slowest)")
+    ax.set_ylabel("wavelength 2π/ω_i  (positions)")
+    ax.grid(True, which="major")
+    ax.legend(loc="lower right", fontsize=8.5)
     return fig
 
 
