@@ -1,0 +1,108 @@
+"""Chapter 8, where position enters: generated block diagrams with shapes from a config."""
+
+from __future__ import annotations
+
+from ...layer import transformer_shapes
+from .. import Table, figure, table
+from ..style import new_figure
+
+CONFIG = {"batch": 2, "seq_len": 10, "d_model": 512, "num_heads": 8}
+SHAPES = transformer_shapes(**CONFIG)
+SHAW_K = 4
+CONFIG_TEXT = ", ".join(f"{k} = {v}" for k, v in CONFIG.items())
+
+
+def _shape(name: str) -> str:
+    return "(" + ", ".join(map(str, SHAPES[name])) + ")"
+
+
+@table("where_position_schemes",
+       caption=f"Where each family of encodings acts, and the shape of what it adds or applies "
+       f"({CONFIG_TEXT}; Shaw et al. with k = {SHAW_K}).")
+def _():
+    seq_len, d_model = CONFIG["seq_len"], CONFIG["d_model"]
+    head_dim = SHAPES["queries, keys, values"][-1]
+    rows = [
+        ["sinusoidal, learned absolute", "added to the input", "once", _shape("position table")],
+        ["Shaw et al. relative", "added to keys and values", "every layer",
+         f"({2 * SHAW_K + 1}, {head_dim}) table, gathered to ({seq_len}, {seq_len}, {head_dim})"],
+        ["Transformer-XL", "extra logit terms (b), (d)", "every layer",
+         f"({seq_len}, {d_model}): R for offsets i − j = 0 … {seq_len - 1}"],
+        ["RoPE", "rotates q and k", "every layer",
+         f"angles ({seq_len}, {head_dim // 2})"],
+        ["ALiBi, T5 bias", "added to the logits", "every layer", _shape("relative bias")],
+    ]
+    return Table(["encoding", "acts on", "where", "shape"], rows)
+
+
+def _flow_figure(theme, steps, height: float):
+    """Boxes from top to bottom joined by arrows; ``steps`` = (label, shape, is_position)."""
+    fig = new_figure(6.4, height)
+    ax = fig.add_subplot()
+    n = len(steps)
+    ax.set_xlim(0, 10)
+    ax.set_ylim(-0.6, n - 0.4)
+    ax.invert_yaxis()
+    ax.axis("off")
+    accent = theme.cycle[1]
+    for row, (label, shape, is_position) in enumerate(steps):
+        edge = accent if is_position else theme.muted
+        ax.text(3.6, row, label, ha="center", va="center", fontsize=9, color=theme.text,
+                fontweight="bold" if is_position else "normal",
+                bbox={"boxstyle": "round,pad=0.35", "facecolor": "none", "edgecolor": edge,
+                      "linewidth": 2.0 if is_position else 1.0})
+        ax.text(7.2, row, shape, ha="left", va="center", fontsize=8.5, color=theme.text,
+                family="DejaVu Sans Mono")
+        if row:
+            ax.annotate("", xy=(3.6, row - 0.32), xytext=(3.6, row - 0.68),
+                        arrowprops={"arrowstyle": "-|>", "color": theme.muted, "lw": 1.0})
+    ax.text(7.2, -0.75, "shape", ha="left", va="center", fontsize=8.5, color=theme.muted)
+    return fig
+
+
+@figure(
+    "where_position_absolute",
+    alt="Block diagram of one encoder layer with an absolute encoding: token ids, embedding "
+    "times square root of d_model, plus the positional table, dropout, multi-head attention, "
+    "add and norm, feed-forward, add and norm; position enters once, before the first layer, "
+    f"and every box is labelled with its array shape for {CONFIG_TEXT}.",
+    caption=f"An absolute encoding enters once, at the bottom of the stack ({CONFIG_TEXT}; "
+    "head_dim = d_model / num_heads). The highlighted box is the only place position enters; "
+    "every later layer sees it only through the vectors it was added to.",
+)
+def _(theme):
+    steps = [
+        ("token ids", _shape("token ids"), False),
+        ("embedding lookup × √d_model", _shape("token embeddings"), False),
+        ("+ positional table PE[0 : seq_len]", _shape("position table"), True),
+        ("dropout", _shape("model input"), False),
+        ("q, k, v per head", _shape("queries, keys, values"), False),
+        ("softmax(q kᵀ / √head_dim)", _shape("attention scores"), False),
+        ("attention output, add & norm", _shape("attention output"), False),
+        ("feed-forward (hidden)", _shape("feed-forward hidden"), False),
+        ("add & norm → next layer", _shape("block output"), False),
+    ]
+    return _flow_figure(theme, steps, 5.6)
+
+
+@figure(
+    "where_position_inside_attention",
+    alt="Block diagram of a layer for relative schemes: the model input has no positional "
+    "table added; inside attention, RoPE rotates the queries and keys by their positions, "
+    "and ALiBi or the T5 bias add a bias of shape num_heads by seq_len by seq_len to the "
+    "attention logits before the softmax; these boxes are highlighted and labelled with shapes.",
+    caption=f"Relative schemes act inside attention, in every layer ({CONFIG_TEXT}). RoPE "
+    "rotates q and k; ALiBi and the T5 bias add a per-head bias to the logits. Nothing is "
+    "added to the input.",
+)
+def _(theme):
+    steps = [
+        ("embedding lookup (no PE added)", _shape("model input"), False),
+        ("q, k, v per head", _shape("queries, keys, values"), False),
+        ("RoPE: rotate q and k by position", _shape("queries, keys, values"), True),
+        ("logits q kᵀ / √head_dim", _shape("attention scores"), False),
+        ("ALiBi / T5: + bias[head, i, j]", _shape("relative bias"), True),
+        ("softmax, weights × v", _shape("attention output"), False),
+        ("add & norm, feed-forward, …", _shape("block output"), False),
+    ]
+    return _flow_figure(theme, steps, 4.4)
