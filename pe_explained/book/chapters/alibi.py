@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 
 from ...alibi import alibi_bias, alibi_slopes
@@ -71,7 +72,7 @@ def _(theme):
     bias = alibi_bias(FIGURE_HEADS, FIGURE_LEN, dtype=np.float64)
     slopes = alibi_slopes(FIGURE_HEADS)
     fig = new_figure(7.0, 3.4)
-    left, right = fig.subplots(1, 2, width_ratios=[1, 1.35])
+    left, right = fig.subplots(1, 2, width_ratios=[1, 1.1])
     shown = np.where(np.isfinite(bias[0]), bias[0], np.nan)
     image = left.imshow(shown, cmap=theme.sequential, interpolation="nearest")
     left.set_xlabel("key position j")
@@ -79,10 +80,18 @@ def _(theme):
     left.set_title(f"head 1, m = {slopes[0]:g}")
     fig.colorbar(image, ax=left, shrink=0.85, label="bias −m(i − j)")
     distance = np.arange(FIGURE_LEN)
+    # ordered colours, steepest darkest; the end of the map that would vanish into the
+    # page background (dark purple on slate, yellow on white) is left out
+    low, high = (0.3, 1.0) if theme.name == "dark" else (0.0, 0.85)
+    colours = matplotlib.colormaps[theme.sequential](np.linspace(low, high, FIGURE_HEADS))
     for h in range(FIGURE_HEADS):
-        right.plot(distance, -slopes[h] * distance, label=f"head {h + 1}: m = 2^{np.log2(slopes[h]):g}")
+        exponent = f"{np.log2(slopes[h]):g}".replace("-", "−")
+        right.plot(distance, -slopes[h] * distance, color=colours[h],
+                   label=f"head {h + 1}: m = 2^{exponent}")
+    left.set_xticks(range(0, FIGURE_LEN, 3))
+    left.set_yticks(range(0, FIGURE_LEN, 3))
     right.set_xlabel("distance i − j (positions)")
     right.set_ylabel("bias added to the score")
     right.grid(True)
-    right.legend(loc="lower left", fontsize=7.5, ncols=2)
+    right.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
     return fig

@@ -87,5 +87,5 @@ def _(theme):
     ax.set_xlabel("relative position j − i  (key − query, in positions)")
     ax.set_ylabel("bucket index")
     ax.grid(True)
-    ax.legend(loc="upper left")
+    ax.legend(loc="center right")
     return fig
