@@ -24,6 +24,7 @@ __all__ = [
     "dropout",
     "concatenate_positions",
     "cosine_similarity",
+    "cosine_matrix",
     "position_share",
     "energy_rank",
 ]
@@ -150,6 +151,24 @@ def cosine_similarity(a, b) -> np.ndarray:
         raise ValueError("cosine similarity of a zero vector is undefined")
     # cos(a, b) = a·b / (||a|| ||b||)
     return np.sum(a * b, axis=-1) / norms
+
+
+def cosine_matrix(a, b) -> np.ndarray:
+    """Cosine similarity of every row of ``a`` with every row of ``b``: shape (len(a), len(b)).
+
+    Examples
+    --------
+    >>> cosine_matrix([[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0]]).round(4).tolist()
+    [[0.7071], [0.7071]]
+    """
+    a, b = _vectors("a", a), _vectors("b", b)
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(f"a and b must have the same number of columns, got {a.shape} and {b.shape}")
+    norm_a, norm_b = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+    if np.any(norm_a == 0) or np.any(norm_b == 0):
+        raise ValueError("cosine similarity of a zero vector is undefined")
+    # C[m, n] = a_m · b_n / (||a_m|| ||b_n||)
+    return (a / norm_a[:, None]) @ (b / norm_b[:, None]).T
 
 
 def position_share(token_vectors, position_vectors) -> float:

@@ -8,6 +8,7 @@ import pytest
 from pe_explained import sinusoidal
 from pe_explained.embedding import (
     concatenate_positions,
+    cosine_matrix,
     cosine_similarity,
     dropout,
     embed_with_positions,
@@ -59,6 +60,15 @@ def test_cosine_similarity_values():
 
     expected = np.cos(25 * sinusoidal_frequencies(8)).sum() / 4
     assert float(cosine_similarity(pe[30], pe[5])) == pytest.approx(expected, abs=1e-12)
+
+
+def test_cosine_matrix_matches_pairwise_cosines():
+    rng = np.random.default_rng(6)
+    a, b = rng.normal(size=(5, 7)), rng.normal(size=(3, 7))
+    expected = [[float(cosine_similarity(x, y)) for y in b] for x in a]
+    np.testing.assert_allclose(cosine_matrix(a, b), expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="same number of columns"):
+        cosine_matrix(a, np.ones((2, 3)))
 
 
 def test_random_vectors_are_nearly_orthogonal_with_spread_one_over_sqrt_d():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator, NullLocator
 
 from ... import sinusoidal
 from ...attention import toy_embeddings
@@ -90,6 +91,7 @@ def _(theme):
     ax.text(MAX_LEN * 0.55, _embedding_norm() * 0.62, "token embedding, N(0, 1/d_model)",
             color=theme.text, fontsize=8.5)
     ax.set_yscale("log")
+    ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("position pos")
     ax.set_ylabel("norm ‖E[pos]‖  (log scale)")
     ax.grid(True, which="major")
@@ -99,10 +101,8 @@ def _(theme):
 
 @figure(
     "simpler_schemes_nearness",
-    alt=f"Six panels, each the distance from position {NEAR_REF} to every position 0 to "
-    f"{NEAR_LEN - 1}. Raw index: a V that keeps growing. Index divided by the length: a V "
-    f"whose slope halves when the sequence is {2 * NEAR_LEN} instead of {NEAR_LEN} tokens "
-    "long. One-hot: flat at 1.41 except 0 at the reference. Binary: jagged, with position "
+    alt=f"Four panels, each the distance from position {NEAR_REF} to every position 0 to "
+    f"{NEAR_LEN - 1}. One-hot: flat at 1.41 except 0 at the reference. Binary: jagged, with position "
     f"{NEAR_REF - 1} among the farthest and position 0 among the nearest. Sinusoidal with "
     f"d_model = {NEAR_D_MODEL}: a dip at the reference with large wiggles; with d_model = "
     f"{SUMMARY_D_MODEL}: a steep dip that levels off, neighbours nearest.",
@@ -113,26 +113,21 @@ def _(theme):
 )
 def _(theme):
     panels = {
-        "raw index": [(index_encoding(NEAR_LEN), "")],
-        "index / seq_len": [(normalized_index_encoding(NEAR_LEN, n), f"seq_len = {n}")
-                            for n in (NEAR_LEN, 2 * NEAR_LEN)],
-        f"one-hot (width {NEAR_LEN})": [(one_hot_encoding(NEAR_LEN, NEAR_LEN), "")],
-        f"binary ({NEAR_BITS} bits)": [(binary_encoding(NEAR_LEN, NEAR_BITS), "")],
-        f"sinusoidal, d_model = {NEAR_D_MODEL}": [(sinusoidal(NEAR_LEN, NEAR_D_MODEL), "")],
-        f"sinusoidal, d_model = {SUMMARY_D_MODEL}": [(sinusoidal(NEAR_LEN, SUMMARY_D_MODEL), "")],
+        f"one-hot (width {NEAR_LEN})": one_hot_encoding(NEAR_LEN, NEAR_LEN),
+        f"binary ({NEAR_BITS} bits)": binary_encoding(NEAR_LEN, NEAR_BITS),
+        f"sinusoidal, d_model = {NEAR_D_MODEL}": sinusoidal(NEAR_LEN, NEAR_D_MODEL),
+        f"sinusoidal, d_model = {SUMMARY_D_MODEL}": sinusoidal(NEAR_LEN, SUMMARY_D_MODEL),
     }
-    fig = new_figure(7.5, 4.8)
-    axes = fig.subplots(2, 3, sharex=True)
+    fig = new_figure(7.0, 4.4)
+    axes = fig.subplots(2, 2, sharex=True)
     positions = np.arange(NEAR_LEN)
-    for ax, (name, tables), colour in zip(axes.flat, panels.items(), theme.cycle):
-        for (tab, label), style in zip(tables, ("-", "--")):
-            ax.plot(positions, distances_from(tab, NEAR_REF), style, marker="o", markersize=2,
-                    linewidth=1.2, color=colour, label=label)
-        if len(tables) > 1:
-            ax.legend(loc="upper center", fontsize=7.5, handlelength=1.8)
+    for ax, (name, tab), colour in zip(axes.flat, panels.items(), theme.cycle):
+        ax.plot(positions, distances_from(tab, NEAR_REF), linewidth=1.3, color=colour)
         ax.axvline(NEAR_REF, color=theme.muted, linestyle=":", linewidth=1)
         ax.set_title(name, fontsize=9.5)
         ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_locator(MaxNLocator(4))
+        ax.set_xticks([0, NEAR_REF, NEAR_LEN - 1])
         ax.grid(True)
     for ax in axes[1]:
         ax.set_xlabel("position pos")
