@@ -29,14 +29,35 @@ CHROMIUM_ARGS = [
 
 
 def pages_of(site: Path) -> list[str]:
-    """URL paths of every page of a built site ('' is the home page)."""
+    """URL paths of every page of a built site ("index.html" is the home page).
+
+    Works for both URL styles: ``page.html`` (``use_directory_urls: false``,
+    this book) and ``page/index.html``.
+    """
     pages = []
-    for index in sorted(site.rglob("index.html")):
-        rel = index.parent.relative_to(site).as_posix()
-        if rel.startswith(("assets", "search")) or rel == "404":
+    for html in sorted(site.rglob("*.html")):
+        rel = html.relative_to(site).as_posix()
+        if rel.startswith(("assets/", "search/", "css/", "js/")) or rel.startswith("404"):
             continue
-        pages.append("" if rel == "." else rel + "/")
+        pages.append(rel)
     return pages
+
+
+def page_file(site: Path, path: str) -> str:
+    """The built file for a page path given either way: ``modern/rope/``,
+    ``modern/rope``, ``modern/rope.html`` or ``''`` (home)."""
+    stem = path.strip("/")
+    candidates = (stem, f"{stem}.html", f"{stem}/index.html") if stem else ("index.html",)
+    for candidate in candidates:
+        if (site / candidate).is_file():
+            return candidate
+    raise SystemExit(f"no page {path!r} in {site}")
+
+
+def shot_name(path: str) -> str:
+    """``modern/rope.html`` -> ``modern_rope``; the home page is ``index``."""
+    stem = path.removesuffix(".html").removesuffix("/index").strip("/")
+    return stem.replace("/", "_") or "index"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -65,7 +86,7 @@ def main(argv=None) -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
-    pages = args.pages or pages_of(args.site)
+    pages = [page_file(args.site, p) for p in args.pages] or pages_of(args.site)
     args.out.mkdir(parents=True, exist_ok=True)
     server, base = serve(args.site)
     try:
@@ -81,7 +102,7 @@ def main(argv=None) -> int:
                     page.evaluate("document.querySelectorAll('img[loading=lazy]')"
                                   ".forEach(i => i.loading = 'eager')")
                     page.wait_for_load_state("networkidle")
-                    name = (path.strip("/").replace("/", "_") or "index") + f"-{scheme}.png"
+                    name = f"{shot_name(path)}-{scheme}.png"
                     page.screenshot(path=str(args.out / name), full_page=True)
                     print(args.out / name)
                 context.close()
