@@ -163,8 +163,3 @@ def _():
 def _():
     return str(int(np.isclose(_llama31_stretch(), LLAMA31["factor"], rtol=1e-12, atol=0).sum()))
 
-
-@value("ce_yarn_factor_16")
-def _():
-    scaling = {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": CONTEXT}
-    return f"{rope_frequencies(HEAD_DIM, base=BASE, scaling=scaling)[1]:.4f}"
