@@ -6,6 +6,8 @@ code; the book's figures and tables are computed from them at build time.
 
 from .alibi import alibi_bias, alibi_slopes
 from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
+from .layer import SinusoidalPositionalEncoding, TokenEmbedding
+from .learned import LearnedPositionalEmbedding, learned_parameter_count
 from .nope import nope_position_signal, recover_positions, uniform_attention
 from .rope import (
     ROPE_TYPES,
@@ -18,6 +20,14 @@ from .rope import (
     yarn_correction_range,
 )
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from .relative import (
+    four_term_scores,
+    relative_distances,
+    relative_sinusoid,
+    shaw_attention,
+    shaw_relative_index,
+    transformer_xl_terms,
+)
 from .t5 import t5_relative_bucket
 from .xpos import expected_rotary_score, xpos_scale, xpos_zeta
 
@@ -42,6 +52,16 @@ __all__ = [
     "uniform_attention",
     "xpos_scale",
     "xpos_zeta",
+    "SinusoidalPositionalEncoding",
+    "TokenEmbedding",
+    "LearnedPositionalEmbedding",
+    "learned_parameter_count",
+    "four_term_scores",
+    "relative_distances",
+    "relative_sinusoid",
+    "shaw_attention",
+    "shaw_relative_index",
+    "transformer_xl_terms",
     "LAYOUTS",
     "sinusoidal",
     "sinusoidal_frequencies",
