@@ -6,7 +6,12 @@
   a content hash) and adds them to the site, so ``--strict`` checks links to them.
 * ``on_page_markdown`` expands ``{{ figure: … }}``, ``{{ table: … }}``,
   ``{{ value: … }}``, ``{{ cite: … }}`` and ``{{ references: … }}``.
-* ``on_page_content`` renders math to MathML (no script, no network).
+* ``on_page_content`` renders math to MathML (no script, no network) and
+  finishes the pages of the companion notebooks (``docs/notebooks/*.py``,
+  executed by mkdocs-jupyter); it runs before other plugins' ``on_page_content``
+  so that they see the finished page.
+* ``on_config``/``on_files`` also point mkdocs-jupyter's cache at a folder keyed
+  by the library's sources and add each notebook's ``.ipynb`` download.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 _sizes: dict[str, tuple[int, int]] = {}
@@ -28,6 +34,7 @@ def _book(module: str):
 def on_config(config):
     for name in [m for m in sys.modules if m == "pe_explained" or m.startswith("pe_explained.")]:
         del sys.modules[name]
+    _book("notebooks").configure_jupyter(config)
     return config
 
 
@@ -42,20 +49,29 @@ def on_files(files, config):
     for (name, theme), svg in svgs.items():
         _sizes[name] = render.svg_size(svg)
         files.append(File.generated(config, f"{site.FIGURE_DIR}/{name}-{theme}.svg", content=svg))
+    notebooks = _book("notebooks")
+    for source in [f for f in files if notebooks.is_notebook(f.src_uri)]:
+        text = notebooks.notebook_json(source.abs_src_path)
+        files.append(File.generated(config, notebooks.download_name(source.src_uri), content=text))
     return files
 
 
 def on_page_markdown(markdown, page, config, files):
     site = _book("site")
+    if _book("notebooks").is_notebook(page.file.src_uri):
+        return markdown  # a notebook's page is rendered by mkdocs-jupyter
     try:
         return site.expand_shortcodes(markdown, page.file.src_uri, _sizes)
     except site.BookError as exc:
         raise PluginError(str(exc)) from exc
 
 
+@event_priority(50)
 def on_page_content(html, page, config, files):
-    site = _book("site")
+    site, notebooks = _book("site"), _book("notebooks")
     try:
+        if notebooks.is_notebook(page.file.src_uri):
+            return notebooks.finish_page(html, page, config, files)
         return site.render_math(html, page.file.src_uri)
     except site.BookError as exc:
         raise PluginError(str(exc)) from exc

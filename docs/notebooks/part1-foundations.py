@@ -1,0 +1,191 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Part I · Foundations
+#
+# A companion notebook to Part I of *Positional Encoding, Explained*
+# ([the order problem](https://pe-explained.github.io/pe_explained/foundations/order-problem/),
+# [the sinusoidal encoding](https://pe-explained.github.io/pe_explained/foundations/sinusoidal/),
+# [its properties](https://pe-explained.github.io/pe_explained/foundations/properties/)).
+# Every cell runs in a second or two; change the parameters and run it again.
+#
+# It needs the book's library, `pe_explained`: from a clone of the book's repository,
+# `python3 scripts/book.py setup` installs it (with numpy and matplotlib) into `.venv`.
+
+# %%
+# %matplotlib inline
+import matplotlib.pyplot as plt
+import numpy as np
+
+from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from pe_explained.attention import self_attention, toy_embeddings
+from pe_explained.book.notebooks import use_notebook_style
+from pe_explained.properties import distance_by_offset, dot_product_by_offset, offset_matrix
+
+use_notebook_style()  # the book's colours, on a white background
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## 1. Attention alone cannot see order
+#
+# Three word vectors go through one head of self-attention, first as
+# "dog bites man", then as "man bites dog". Without positions the second output is
+# exactly the first one with its rows reordered: the head cannot tell the sentences apart.
+
+# %%
+d_model = 8
+words = toy_embeddings(["dog", "bites", "man"], d_model, seed=0)
+rng = np.random.default_rng(1)
+w_q, w_k, w_v = rng.normal(size=(3, d_model, d_model)) / np.sqrt(d_model)
+
+x = np.stack([words[w] for w in ["dog", "bites", "man"]])
+x_swapped = np.stack([words[w] for w in ["man", "bites", "dog"]])
+reorder = [2, 1, 0]  # row j of the swapped sentence is row reorder[j] of the original
+
+out = self_attention(x, w_q, w_k, w_v)
+out_swapped = self_attention(x_swapped, w_q, w_k, w_v)
+print("outputs only reordered:", np.allclose(out_swapped, out[reorder]))
+
+# %% [markdown]
+# Add the sinusoidal encoding of each *position* to the word vectors and the two
+# sentences give different outputs: "dog" as the subject (position 0) is no longer
+# the same vector as "dog" as the object (position 2).
+
+# %%
+pe = sinusoidal(3, d_model)
+out = self_attention(x + pe, w_q, w_k, w_v)
+out_swapped = self_attention(x_swapped + pe, w_q, w_k, w_v)
+print("outputs only reordered:", np.allclose(out_swapped, out[reorder]))
+print("largest change in the output for 'dog':", round(float(np.abs(out_swapped[2] - out[0]).max()), 4))
+
+# %% [markdown]
+# ## 2. The sinusoidal table
+#
+# Pair `i` of the encoding is a sine and a cosine of the same angle,
+# `theta = pos * omega_i`, with `omega_i = base ** (-2 i / d_model)`. In the paper's
+# *interleaved* layout, column `2i` holds the sine and column `2i + 1` the cosine.
+
+# %%
+print(sinusoidal(6, d_model))  # rows: positions 0-5; columns: sin, cos, sin, cos, ...
+
+# %% [markdown]
+# The frequencies fall geometrically from 1 radian per position, so the wavelengths
+# `2π / omega_i` (in positions) grow geometrically from 2π.
+
+# %%
+for i, (omega, wavelength) in enumerate(
+    zip(sinusoidal_frequencies(d_model), sinusoidal_wavelengths(d_model))
+):
+    print(f"pair i={i}: omega = {omega:<8g} rad/position, wavelength = {wavelength:9.2f} positions")
+
+# %% [markdown]
+# ## 3. The heatmap
+#
+# A longer table: 100 positions by 64 dimensions. Low dimension indices oscillate fast
+# down the positions; high ones barely move.
+
+# %% alt="Heatmap of the sinusoidal encoding for 100 positions (rows) and 64 dimensions (columns): the left columns alternate quickly between -1 and 1 down the positions, the right columns hardly change and stay near 0 (sine) or 1 (cosine)."
+table = sinusoidal(100, 64)
+fig, ax = plt.subplots(figsize=(7, 4))
+image = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
+ax.set_xlabel("dimension index j  (low j = high frequency → high j = low frequency)")
+ax.set_ylabel("position pos")
+fig.colorbar(image, ax=ax, label="PE[pos, j]")
+plt.show()
+
+# %% [markdown]
+# ## 4. Properties
+#
+# ### Dot product and distance depend only on the offset
+#
+# `PE[pos] · PE[pos + k] = Σ_i cos(k · omega_i)`: the positions themselves cancel
+# out, and so they do in the distance `‖PE[pos + k] − PE[pos]‖`. Measure both at the
+# same offset `k` from three starting positions and compare with the closed forms of
+# `pe_explained.properties`.
+
+# %%
+d_model, k = 64, 5
+table = sinusoidal(200, d_model)
+for pos in (0, 17, 150):
+    dot = table[pos] @ table[pos + k]
+    distance = np.linalg.norm(table[pos + k] - table[pos])
+    print(f"pos = {pos:3d}: dot product {dot:.6f}, distance {distance:.6f}")
+print(f"closed form: dot product {dot_product_by_offset(k, d_model):.6f}, "
+      f"distance {distance_by_offset(k, d_model):.6f}")
+
+# %% [markdown]
+# As functions of the offset, the dot product is largest at `k = 0` (where it equals
+# `d_model / 2`) and the distance is 0 there; moving away, the dot product falls and
+# the distance grows, both with wobbles: nearby positions look alike. Both are
+# symmetric in `k`, so neither tells "before" from "after".
+
+# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE[pos] · PE[pos + k], with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0 and rising with wobbles. Both curves are mirror-symmetric around k = 0."
+offsets = np.arange(-100, 101)
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 4.4), sharex=True)
+top.plot(offsets, dot_product_by_offset(offsets, d_model))
+top.set_ylabel("PE[pos] · PE[pos + k]")
+bottom.plot(offsets, distance_by_offset(offsets, d_model), color="C1")
+bottom.set_ylabel("‖PE[pos + k] − PE[pos]‖")
+bottom.set_xlabel("offset k  (positions)")
+for ax in (top, bottom):
+    ax.grid(True)
+plt.show()
+
+# %% [markdown]
+# ### Moving by `k` positions is a rotation
+#
+# For each pair, `sin((pos + k) ω)` and `cos((pos + k) ω)` follow from `sin(pos ω)` and
+# `cos(pos ω)` by the angle-addition formulas, that is, by a 2 × 2 rotation through
+# the angle `k ω`. One rotation per pair makes a block-diagonal matrix `M(k)`
+# (`offset_matrix`): it depends on the offset only, and `PE[pos + k] = M(k) PE[pos]`
+# at every position.
+
+# %%
+m = offset_matrix(k, d_model)
+print(m[:4, :4].round(4))  # the first two pairs' 2 × 2 rotation blocks
+shifted = table[:-k] @ m.T  # row pos becomes M(k) @ PE[pos]
+print("PE[pos + k] == M(k) PE[pos] for every pos:", np.allclose(shifted, table[k:]))
+print("M(k) is a rotation (orthogonal):", np.allclose(m @ m.T, np.eye(d_model)))
+
+# %% [markdown]
+# Each pair walks round the unit circle, one step of `omega_i` radians per position:
+# large steps for the first pair, tiny ones for the later pairs.
+
+# %% alt="Two unit circles. Left, pair i = 0 of an 8-dimensional encoding: the points for positions 0 to 12 jump about one radian round the circle per position. Right, pair i = 1: the same positions advance much less per step and cover a short arc."
+d_model, positions = 8, np.arange(13)
+pe = sinusoidal(positions, d_model)
+fig, axes = plt.subplots(1, 2, figsize=(7, 3.6))
+for ax, i in zip(axes, (0, 1)):
+    circle = np.linspace(0, 2 * np.pi, 200)
+    ax.plot(np.cos(circle), np.sin(circle), color="0.75", linewidth=1)
+    ax.plot(pe[:, 2 * i + 1], pe[:, 2 * i], marker="o", linewidth=0.8)
+    for pos in (0, 1, 2, 12):
+        ax.annotate(f"pos {pos}", (pe[pos, 2 * i + 1], pe[pos, 2 * i]), fontsize=8,
+                    xytext=(4, 4), textcoords="offset points")
+    ax.set_title(f"pair i = {i}: {sinusoidal_frequencies(d_model)[i]:g} rad per position")
+    ax.set_xlabel("cos(pos · omega_i)")
+    ax.set_ylabel("sin(pos · omega_i)")
+    ax.set_aspect("equal")
+    ax.set_xlim(-1.3, 1.3)
+    ax.set_ylim(-1.3, 1.3)
+plt.show()
+
+# %% [markdown]
+# ## Takeaways
+#
+# - Self-attention on its own only reorders its outputs when the input is reordered;
+#   adding a position-dependent vector breaks that symmetry.
+# - The sinusoidal encoding is a ladder of sine/cosine pairs whose wavelengths grow
+#   geometrically from 2π to almost 2π · base.
+# - The dot product of two encodings depends only on their offset, and moving by an
+#   offset is one fixed rotation — the property that RoPE builds on in Part III.

@@ -1,0 +1,166 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Part II · Position in the model
+#
+# A companion notebook to Part II of *Positional Encoding, Explained*
+# ([the layer](https://pe-explained.github.io/pe_explained/model/layer/),
+# [learned embeddings](https://pe-explained.github.io/pe_explained/model/learned/),
+# [relative positions](https://pe-explained.github.io/pe_explained/model/relative/)).
+# It needs the book's library, `pe_explained` (`python3 scripts/book.py setup` in a
+# clone of the book's repository installs it into `.venv`).
+
+# %%
+# %matplotlib inline
+import matplotlib.pyplot as plt
+import numpy as np
+
+from pe_explained.book.notebooks import use_notebook_style
+from pe_explained.layer import SinusoidalPositionalEncoding, TokenEmbedding, transformer_shapes
+from pe_explained.learned import LearnedPositionalEmbedding, learned_parameter_count
+from pe_explained.relative import relative_distances, shaw_attention, shaw_relative_index
+
+use_notebook_style()  # the book's colours, on a white background
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## 1. The layer, shape by shape
+#
+# The model's input is `E[token_ids] · √d_model + PE[0 : seq_len]`: token embeddings
+# scaled up, plus one row of the position table per position. The table has no batch
+# axis; broadcasting adds the same rows to every sequence of the batch.
+
+# %%
+batch, seq_len, d_model, vocab_size = 2, 6, 16, 100
+token_ids = np.random.default_rng(0).integers(0, vocab_size, size=(batch, seq_len))
+
+embed = TokenEmbedding(vocab_size, d_model, seed=0)
+positions = SinusoidalPositionalEncoding(d_model, max_len=32)
+
+tokens = embed(token_ids)
+x = positions(tokens)  # adds the table's first seq_len rows (dropout only when training)
+print("token ids      ", token_ids.shape)
+print("embeddings     ", tokens.shape)
+print("position table ", positions.table.shape, "-> rows used:", positions.encoding(seq_len).shape)
+print("model input    ", x.shape)
+print("same rows added to both sequences:", np.allclose(x - tokens, positions.encoding(seq_len)))
+
+# %% [markdown]
+# Further along, one encoder block of the original transformer
+# (`d_model = 512`, 8 heads, a batch of 2 sequences of 10 tokens):
+
+# %%
+for name, shape in transformer_shapes(2, 10, 512, 8).items():
+    print(f"{name:<28} {shape}")
+
+# %% [markdown]
+# A table has a fixed number of rows. Asking for a position past `max_len` is an
+# error, not a silent wrap-around:
+
+# %%
+try:
+    positions.encoding(40)
+except ValueError as error:
+    print("ValueError:", error)
+
+# %% [markdown]
+# ## 2. Learned versus sinusoidal
+#
+# A learned table starts as random numbers and is trained with the model; it costs
+# `max_len · d_model` parameters:
+
+# %%
+for name, max_len, width in [("BERT base", 512, 768), ("GPT-2 small", 1024, 768)]:
+    print(f"{name:<12} {max_len:>5} positions × {width} = {learned_parameter_count(max_len, width):,} parameters")
+
+# %% [markdown]
+# Compare the cosine similarity between the rows of the two tables. The sinusoidal
+# rows are most alike for nearby positions (the band along the diagonal); the
+# learned table at initialisation has no notion of nearness at all — any structure
+# it ends up with must come from training.
+
+# %% alt="Two heatmaps of the cosine similarity between the rows of a 64-position table with d_model = 64. Left, sinusoidal: a bright band along the diagonal that fades with the distance between positions. Right, learned at initialisation: a bright diagonal (each row with itself) and unstructured values near 0 everywhere else."
+def cosine_similarity(table):
+    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+    return unit @ unit.T
+
+
+num_positions, width = 64, 64
+tables = {
+    "sinusoidal": SinusoidalPositionalEncoding(width, max_len=num_positions).table,
+    "learned, at initialisation": LearnedPositionalEmbedding(width, max_len=num_positions, seed=0).table,
+}
+fig, axes = plt.subplots(1, 2, figsize=(7, 3.4))
+for ax, (name, table) in zip(axes, tables.items()):
+    image = ax.imshow(cosine_similarity(table), cmap="RdBu_r", vmin=-1, vmax=1,
+                      interpolation="nearest")
+    ax.set_title(name)
+    ax.set_xlabel("position")
+    ax.set_ylabel("position")
+fig.colorbar(image, ax=axes, label="cosine similarity", shrink=0.85)
+plt.show()
+
+# %% [markdown]
+# ## 3. Relative positions (Shaw et al.)
+#
+# Instead of a vector per absolute position, Shaw et al. learn a vector per *offset*
+# `j − i` between a query `i` and a key `j`, clipped to `±k`. Every (query, key) pair
+# reads one row of a table of `2k + 1` vectors:
+
+# %%
+print("offsets j - i:")
+print(relative_distances(6, 6))
+print("row of the relative table used, clipped at k = 2:")
+print(shaw_relative_index(6, 6, max_distance=2))
+
+# %% alt="Heatmap of the Shaw relative index for 8 queries and 8 keys with clipping distance k = 3: each cell shows the row number 0 to 6 of the relative table it reads. Values are constant along every diagonal, rise from bottom-left to top-right and saturate at 0 and 6 beyond three positions."
+k, n = 3, 8
+index = shaw_relative_index(n, n, max_distance=k)
+fig, ax = plt.subplots(figsize=(4.6, 3.8))
+image = ax.imshow(index, cmap="viridis", interpolation="nearest")
+for (i, j), row in np.ndenumerate(index):
+    ax.text(j, i, str(row), ha="center", va="center", fontsize=8,
+            color="white" if row < k else "black")
+ax.set_xlabel("key position j")
+ax.set_ylabel("query position i")
+fig.colorbar(image, ax=ax, label="row of the relative table  (offset + k)")
+plt.show()
+
+# %% [markdown]
+# Plain attention only reorders its outputs when the tokens are swapped. With
+# relative vectors added to the keys and values, the order matters: swap the first
+# two tokens and the outputs change beyond a reordering.
+
+# %%
+rng = np.random.default_rng(0)
+d_z = 8
+x = rng.normal(size=(4, d_z))
+w_q, w_k, w_v = rng.normal(size=(3, d_z, d_z)) / np.sqrt(d_z)
+rel_k, rel_v = rng.normal(size=(2, 2 * k + 1, d_z))
+zeros = np.zeros_like(rel_k)
+swap = [1, 0, 2, 3]
+
+for name, (a, b) in {"no relative vectors": (zeros, zeros), "Shaw et al.": (rel_k, rel_v)}.items():
+    out = shaw_attention(x, w_q, w_k, w_v, a, b)
+    out_swapped = shaw_attention(x[swap], w_q, w_k, w_v, a, b)
+    print(f"{name:<20} outputs only reordered after a swap: {np.allclose(out_swapped, out[swap])}")
+
+# %% [markdown]
+# ## Takeaways
+#
+# - The layer adds one fixed row per position to scaled token embeddings; the table
+#   is shared by the whole batch and ends at `max_len`.
+# - A learned table costs `max_len · d_model` parameters and starts with no notion of
+#   which positions are near each other; the sinusoidal one has it built in.
+# - Shaw et al.'s relative scheme indexes a small table by the clipped offset
+#   `j − i`, so only distances, never absolute positions, enter attention.

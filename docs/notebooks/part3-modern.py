@@ -1,0 +1,200 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Part III · Modern encodings
+#
+# A companion notebook to Part III of *Positional Encoding, Explained*
+# ([RoPE](https://pe-explained.github.io/pe_explained/modern/rope/),
+# [ALiBi](https://pe-explained.github.io/pe_explained/modern/alibi/),
+# [T5's relative bias](https://pe-explained.github.io/pe_explained/modern/t5-bias/),
+# [stretching the context](https://pe-explained.github.io/pe_explained/modern/context-extension/)).
+# It needs the book's library, `pe_explained` (`python3 scripts/book.py setup` in a
+# clone of the book's repository installs it into `.venv`).
+
+# %%
+# %matplotlib inline
+import matplotlib.pyplot as plt
+import numpy as np
+
+from pe_explained import (
+    alibi_bias,
+    alibi_slopes,
+    apply_rope,
+    ntk_aware_base,
+    rope_decay_bound,
+    rope_frequencies,
+    t5_relative_bucket,
+)
+from pe_explained.book.notebooks import use_notebook_style
+
+use_notebook_style()  # the book's colours, on a white background
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## 1. RoPE: the score depends only on `m − n`
+#
+# RoPE rotates a query at position `m` and a key at position `n`, pair by pair, by the
+# angles `m · omega_i` and `n · omega_i`. Their dot product then sees only the
+# difference `m − n`. Move both positions by the same amount and the score stays put,
+# in either layout of the pairs (the two layouts pair different dimensions of `q` and
+# `k`, so their scores differ from each other):
+
+# %%
+head_dim = 64
+rng = np.random.default_rng(0)
+q, k = rng.normal(size=(2, 1, head_dim))
+inv_freq, _ = rope_frequencies(head_dim)
+
+
+def rope_score(m, n, layout):
+    """q rotated to position m, dotted with k rotated to position n."""
+    return float((apply_rope(q, [m], inv_freq, layout=layout) @ apply_rope(k, [n], inv_freq, layout=layout).T)[0, 0])
+
+
+for layout in ("halves", "interleaved"):
+    scores = [rope_score(m, m - 3, layout) for m in (3, 100, 5000)]
+    print(f"{layout:<12} m - n = 3 at m = 3, 100, 5000:", [round(s, 6) for s in scores])
+
+# %% [markdown]
+# A rotation keeps lengths, so RoPE changes the angle between `q` and `k` but not
+# their norms:
+
+# %%
+rotated = apply_rope(q, [1234], inv_freq)
+print("norm before:", round(float(np.linalg.norm(q)), 6), " after:", round(float(np.linalg.norm(rotated)), 6))
+
+# %% [markdown]
+# RoFormer bounds how large the score can get at a given distance; the bound falls
+# as `m − n` grows. For a query and key that are equal (all ones), the actual score
+# follows the same trend, with oscillations.
+
+# %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE, falling from its maximum with large oscillations, and RoFormer's relative upper bound, a smooth curve falling from its maximum at distance 0."
+distances = np.arange(0, 1001)
+ones = np.ones(head_dim)
+queries = apply_rope(np.tile(ones, (len(distances), 1)), distances, inv_freq)  # query at m
+score = queries @ ones  # key at n = 0, where the rotation is the identity
+fig, ax = plt.subplots(figsize=(7, 3.4))
+ax.plot(distances, score / head_dim, label="score of an all-ones q and k  (÷ head_dim)")
+ax.plot(distances, rope_decay_bound(distances, head_dim) / rope_decay_bound([0], head_dim)[0],
+        label="RoFormer's relative bound  (÷ its value at 0)")
+ax.set_xlabel("relative distance m − n  (positions)")
+ax.set_ylabel("relative size")
+ax.grid(True)
+ax.legend(loc="upper right")
+plt.show()
+
+# %% [markdown]
+# ## 2. ALiBi: a linear penalty per head
+#
+# ALiBi adds `−m_h · (i − j)` to the score of query `i` and key `j`: no position
+# vectors at all, just a penalty growing with the distance, with a different slope
+# `m_h` in every head. The slopes form a geometric sequence:
+
+# %%
+num_heads = 8
+print("slopes:", alibi_slopes(num_heads))
+print("bias of head 0 for 5 positions (causal, so -inf above the diagonal):")
+print(alibi_bias(num_heads, 5)[0])
+
+# %% alt="Line plot of the ALiBi bias against the distance i - j from 0 to 32 positions for 4 of 8 heads: straight lines through 0 going down, steepest for head 0 and flattest for head 7; the legend gives each head's slope."
+bias = alibi_bias(num_heads, 33, dtype=np.float64)[:, -1, ::-1]  # last query, keys by distance
+fig, ax = plt.subplots(figsize=(7, 3.2))
+for head in (0, 1, 3, 7):
+    ax.plot(np.arange(33), bias[head], label=f"head {head}: slope m = {alibi_slopes(num_heads)[head]:g}")
+ax.set_xlabel("distance i − j  (positions back from the query)")
+ax.set_ylabel("bias added to the score")
+ax.grid(True)
+ax.legend(loc="lower left")
+plt.show()
+
+# %% [markdown]
+# ## 3. T5's buckets
+#
+# T5 learns one scalar bias per *bucket* of relative positions: the first few
+# distances get a bucket each, larger ones share logarithmically wider buckets, and
+# everything past `max_distance` shares the last one. Keys before and after the query
+# get separate buckets in the encoder.
+
+# %%
+offsets = np.array([-200, -128, -64, -16, -8, -7, -1, 0, 1, 7, 8, 16, 64, 128, 200])
+for offset, bucket in zip(offsets, t5_relative_bucket(offsets)):
+    print(f"key - query = {offset:5d}  ->  bucket {bucket}")
+
+# %% alt="Step plot of T5's bucket index against the relative position key minus query from -160 to 160: one bucket per position near 0, then wider and wider steps, flat beyond plus or minus 128; keys before the query use buckets 0 to 15 and keys after it buckets 16 to 31."
+relative = np.arange(-160, 161)
+fig, ax = plt.subplots(figsize=(7, 3.2))
+ax.step(relative, t5_relative_bucket(relative), where="mid")
+for edge in (-128, 128):
+    ax.axvline(edge, color="0.5", linestyle="--", linewidth=1)
+ax.set_xlabel("relative position  key − query  (positions)")
+ax.set_ylabel("bucket")
+ax.grid(True)
+plt.show()
+
+# %% [markdown]
+# ## 4. Stretching the context: what each method does to the frequencies
+#
+# To run a RoPE model on longer inputs than it was trained on, the methods rescale
+# the rotation frequencies. Plot each method's frequency divided by the original one,
+# pair by pair, for `head_dim = 128`: position interpolation, NTK-aware scaling and
+# YaRN stretching a 4096-token context 4 times (`base = 10000`), and Llama 3's rule
+# with the settings Llama 3.1 ships with (`base = 500000`, factor 8, trained on 8192
+# tokens). Position interpolation divides every frequency; NTK-aware scaling keeps the
+# fastest pair and divides the slowest by the factor; YaRN and Llama 3 keep the fast
+# pairs, divide the slow ones by the factor and blend in between.
+
+# %%
+head_dim, factor, context = 128, 4.0, 4096
+methods = {  # name: (base, Hugging Face rope_scaling)
+    "position interpolation": (10000.0, {"rope_type": "linear", "factor": factor}),
+    "NTK-aware": (10000.0, None),
+    "YaRN": (10000.0, {"rope_type": "yarn", "factor": factor,
+                       "original_max_position_embeddings": context}),
+    "Llama 3.1 (factor 8)": (500000.0, {"rope_type": "llama3", "factor": 8.0,
+                                        "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                        "original_max_position_embeddings": 8192}),
+}
+ratios = {}
+for name, (base, scaling) in methods.items():
+    original, _ = rope_frequencies(head_dim, base=base)
+    if name == "NTK-aware":  # plain RoPE with a larger base
+        scaled, _ = rope_frequencies(head_dim, base=ntk_aware_base(base, factor, head_dim))
+    else:
+        scaled, _ = rope_frequencies(head_dim, base=base, scaling=scaling)
+    ratios[name] = scaled / original
+for name, ratio in ratios.items():
+    print(f"{name:<24} fastest pair x{ratio[0]:.4f}   slowest pair x{ratio[-1]:.4f}")
+
+# %% alt="Line plot of the scaled RoPE frequency divided by the original one, on a log scale, against the pair index 0 to 63 for head_dim = 128: position interpolation is a flat line at 1/4; NTK-aware scaling falls smoothly from 1 to 1/4; YaRN stays at 1 for the fast pairs, ramps down and stays at 1/4 for the slow ones; Llama 3 does the same with its factor 1/8."
+fig, ax = plt.subplots(figsize=(7, 3.6))
+for name, ratio in ratios.items():
+    ax.plot(np.arange(head_dim // 2), ratio, label=name)
+ax.set_yscale("log", base=2)
+ax.set_xlabel("pair index i  (0 = fastest rotation → 63 = slowest)")
+ax.set_ylabel("scaled frequency ÷ original")
+ax.grid(True)
+ax.legend(loc="lower left")
+plt.show()
+
+# %% [markdown]
+# ## Takeaways
+#
+# - RoPE's score depends on the positions only through `m − n`, in both layouts, and
+#   rotation leaves the vectors' norms unchanged.
+# - ALiBi needs no position vectors: one slope per head turns distance into a linear
+#   penalty on the score.
+# - T5 shares one learned bias among all offsets in a bucket, exact up close and
+#   logarithmic far away, flat beyond `max_distance`.
+# - Context-extension methods differ in *which* frequencies they lower: all of them
+#   (interpolation), smoothly more for slow pairs (NTK-aware), or only the slow ones
+#   (YaRN, Llama 3).

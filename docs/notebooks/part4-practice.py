@@ -1,0 +1,153 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Part IV · Practice
+#
+# A companion notebook to Part IV of *Positional Encoding, Explained*
+# ([conventions, side by side](https://pe-explained.github.io/pe_explained/practice/conventions/),
+# [choosing an encoding](https://pe-explained.github.io/pe_explained/practice/choosing/)).
+# It lines up the tables that different code bases call "the sinusoidal encoding"
+# and the two layouts of RoPE, and measures how far apart they are.
+# It needs the book's library, `pe_explained` (`python3 scripts/book.py setup` in a
+# clone of the book's repository installs it into `.venv`).
+
+# %%
+# %matplotlib inline
+import matplotlib.pyplot as plt
+import numpy as np
+
+from pe_explained import (
+    apply_rope,
+    fairseq_positions,
+    fairseq_sinusoidal,
+    interleaved_to_halves_permutation,
+    rope_frequencies,
+    sinusoidal,
+    tensor2tensor_timing_signal,
+)
+from pe_explained.book.notebooks import use_notebook_style
+
+use_notebook_style()  # the book's colours, on a white background
+np.set_printoptions(precision=4, suppress=True)
+
+# %% [markdown]
+# ## 1. Four sinusoidal tables
+#
+# The same two positions in four conventions (`d_model = 8`): the paper's interleaved
+# layout, the same numbers in split halves (all sines, then all cosines),
+# tensor2tensor's timing signal and fairseq's table.
+
+# %%
+d_model = 8
+print("paper, interleaved\n", sinusoidal(2, d_model))
+print("paper, halves\n", sinusoidal(2, d_model, layout="halves"))
+print("tensor2tensor\n", tensor2tensor_timing_signal(2, d_model))
+print("fairseq (row 1 is its padding row; the first token reads row 2)\n",
+      fairseq_sinusoidal(3, d_model, padding_idx=1))
+
+# %% [markdown]
+# Two differences beyond the layout show up:
+#
+# - **Frequencies.** tensor2tensor and fairseq space the exponents with
+#   `d_model / 2 − 1` in the denominator instead of `d_model / 2`, so every pair but
+#   the first turns more slowly. Recover each table's frequencies from its row 1
+#   (`atan2(sin ω, cos ω) = ω`) and compare.
+# - **Offset.** fairseq gives the first token row `padding_idx + 1`, not row 0.
+
+# %%
+def frequencies_of(table):
+    """omega_i back from row 1 of a [sin | cos] table: atan2(sin(omega), cos(omega))."""
+    half = table.shape[1] // 2
+    return np.arctan2(table[1, :half], table[1, half:])
+
+
+d_model = 64
+paper = frequencies_of(sinusoidal(2, d_model, layout="halves"))
+t2t = frequencies_of(tensor2tensor_timing_signal(2, d_model))
+print("pair 1 frequency, paper:", round(float(paper[1]), 6), " tensor2tensor:", round(float(t2t[1]), 6))
+print("the last pair:          ", f"{paper[-1]:.3e}", "              ", f"{t2t[-1]:.3e}")
+print("fairseq rows for 5 tokens and 2 padding tokens:",
+      fairseq_positions(np.array([True] * 5 + [False] * 2), padding_idx=1))
+
+# %% [markdown]
+# How much does it matter? Give tokens 0–99 the vectors each convention assigns them
+# (in the halves layout, so that only the frequencies and the offset differ) and
+# measure, position by position, the largest difference from the paper's table.
+
+# %% alt="Line plot of the largest absolute difference from the paper's sinusoidal table, per token position 0 to 99, for d_model = 64: tensor2tensor's table starts at 0 and grows to values of order one within tens of positions; fairseq's table, shifted by its padding offset, differs by order one from the first position on."
+num_tokens = 100
+reference = sinusoidal(num_tokens, d_model, layout="halves")
+rows = fairseq_positions(np.ones(num_tokens, dtype=bool), padding_idx=1)
+received = {
+    "tensor2tensor": tensor2tensor_timing_signal(num_tokens, d_model),
+    "fairseq (row padding_idx + 1 onwards)": fairseq_sinusoidal(rows.max() + 1, d_model, padding_idx=1)[rows],
+}
+fig, ax = plt.subplots(figsize=(7, 3.2))
+for name, table in received.items():
+    ax.plot(np.arange(num_tokens), np.abs(table - reference).max(axis=1), label=name)
+ax.set_xlabel("token position")
+ax.set_ylabel("max |difference| from the paper")
+ax.set_ylim(bottom=0)
+ax.grid(True)
+ax.legend(loc="lower right")
+plt.show()
+
+# %% [markdown]
+# ## 2. RoPE: interleaved or halves
+#
+# RoFormer, GPT-J and Meta's Llama code rotate dimensions `(2i, 2i + 1)` together;
+# GPT-NeoX and Hugging Face rotate `(i, i + head_dim / 2)`. The same weights give
+# different attention scores in the two layouts — unless the query and key
+# dimensions are permuted, which is what converting a checkpoint does.
+
+# %%
+head_dim, seq = 64, 16
+inv_freq, _ = rope_frequencies(head_dim)
+rng = np.random.default_rng(0)
+q, k = rng.normal(size=(2, seq, head_dim))
+
+
+def scores(q, k, layout):
+    return apply_rope(q, seq, inv_freq, layout=layout) @ apply_rope(k, seq, inv_freq, layout=layout).T
+
+
+perm = interleaved_to_halves_permutation(head_dim)
+interleaved = scores(q, k, "interleaved")
+print("max |difference|, same weights:    ", round(float(np.abs(interleaved - scores(q, k, "halves")).max()), 4))
+print("max |difference|, permuted weights:", f"{np.abs(interleaved - scores(q[:, perm], k[:, perm], 'halves')).max():.1e}")
+
+# %% alt="Three heatmaps of 16 by 16 RoPE attention scores for one random query and key matrix with head_dim = 64: the interleaved layout, the halves layout with the same weights, which looks different, and the halves layout with permuted weights, which is identical to the first."
+panels = {
+    "interleaved": interleaved,
+    "halves, same weights": scores(q, k, "halves"),
+    "halves, permuted weights": scores(q[:, perm], k[:, perm], "halves"),
+}
+limit = max(np.abs(p).max() for p in panels.values())
+fig, axes = plt.subplots(1, 3, figsize=(7.5, 2.9))
+for ax, (name, panel) in zip(axes, panels.items()):
+    image = ax.imshow(panel, cmap="RdBu_r", vmin=-limit, vmax=limit, interpolation="nearest")
+    ax.set_title(name, fontsize=10)
+    ax.set_xlabel("key position")
+axes[0].set_ylabel("query position")
+fig.colorbar(image, ax=axes, label="score q · k", shrink=0.8)
+plt.show()
+
+# %% [markdown]
+# ## Takeaways
+#
+# - "The sinusoidal encoding" names several tables: check the layout, the exponent
+#   denominator and the first position before loading weights trained with another.
+# - The differences are not rounding noise: they reach the size of the values
+#   themselves.
+# - For RoPE, the two layouts agree only after permuting the query and key
+#   dimensions; compare scores on a random input to be sure.

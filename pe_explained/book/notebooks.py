@@ -1,0 +1,277 @@
+"""The companion notebooks: jupytext sources in ``docs/notebooks/``, pages and downloads.
+
+Each notebook is a jupytext "percent" ``.py`` file (readable diffs). At build
+time the ``mkdocs-jupyter`` plugin executes it and turns it into a page; the
+book's hook then calls :func:`finish_html`, which
+
+* drops the ~600 KB of JupyterLab CSS and the scripts nbconvert inlines (the
+  site ships a small stylesheet instead, ``assets/stylesheets/notebooks.css``),
+* replaces the random cell ids nbconvert writes with stable ones, so that two
+  builds give identical pages,
+* gives every plot the alt text of its cell (the cell's ``alt`` metadata,
+  ``# %% alt="…"`` in the source; a plot without one fails the build),
+* turns links to the published book into links relative to the page, checking
+  that the page exists, and adds a link to download the notebook.
+
+:func:`notebook_json` writes the ``.ipynb`` offered for download (generated at
+build time, never committed). In a notebook, :func:`use_notebook_style` draws
+with the book's light colours on a white background, which stays readable on
+the site's dark palette and in a dark Jupyter theme.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import posixpath
+import re
+import shutil
+import time
+from importlib.metadata import version
+from pathlib import Path, PurePosixPath
+
+__all__ = [
+    "NOTEBOOK_DIR",
+    "is_notebook",
+    "download_name",
+    "read_notebook",
+    "notebook_json",
+    "use_notebook_style",
+    "finish_html",
+    "finish_page",
+    "configure_jupyter",
+]
+
+#: Folder of docs/ holding the notebook sources; every ``*.py`` in it is a notebook.
+NOTEBOOK_DIR = "notebooks"
+
+
+def is_notebook(src_uri: str) -> bool:
+    """Whether a docs-relative path (``notebooks/part1-foundations.py``) is a notebook."""
+    path = PurePosixPath(src_uri)
+    return path.parent.as_posix() == NOTEBOOK_DIR and path.suffix == ".py"
+
+
+def download_name(src_uri: str) -> str:
+    """Docs-relative path of a notebook's download: ``notebooks/<name>.ipynb``."""
+    if not is_notebook(src_uri):
+        raise ValueError(f"src_uri must be a notebook source in {NOTEBOOK_DIR}/, got {src_uri!r}")
+    return PurePosixPath(src_uri).with_suffix(".ipynb").as_posix()
+
+
+def read_notebook(path):
+    """The notebook of a jupytext source, with stable cell ids ``cell-00``, ``cell-01``, …
+
+    jupytext gives every cell a random id; numbering them makes the downloaded
+    ``.ipynb`` and the page the same on every build.
+    """
+    import jupytext
+
+    notebook = jupytext.read(Path(path), fmt="py:percent")
+    for index, cell in enumerate(notebook.cells):
+        cell["id"] = f"cell-{index:02d}"
+    return notebook
+
+
+def notebook_json(path) -> str:
+    """The ``.ipynb`` text of a jupytext source (no outputs), validated and stable."""
+    import nbformat
+
+    notebook = read_notebook(path)
+    nbformat.validate(notebook)
+    return nbformat.writes(notebook) + "\n"
+
+
+def use_notebook_style() -> None:
+    """Draw with the book's light theme on a white background, with constrained layout."""
+    import matplotlib
+
+    from .style import THEMES
+
+    matplotlib.rcParams.update(THEMES["light"].rc)
+    matplotlib.rcParams.update({
+        "figure.facecolor": "white",
+        "axes.facecolor": "white",
+        "savefig.facecolor": "white",
+        "savefig.transparent": False,
+        "figure.constrained_layout.use": True,
+        "figure.dpi": 100,
+    })
+
+
+def configure_jupyter(config) -> None:
+    """Key mkdocs-jupyter's cache by the library's sources, not only the notebook's.
+
+    The plugin reuses an executed page while the notebook file is unchanged; a
+    change to ``pe_explained`` must run the notebooks again. Cache folders of
+    other keys unused for an hour are removed.
+    """
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None:
+        return
+    from .render import source_fingerprint
+
+    digest = hashlib.sha256(source_fingerprint().encode())
+    for package in ("mkdocs-jupyter", "nbconvert", "ipykernel", "jupytext"):
+        digest.update(f"{package} {version(package)}".encode())
+    key = digest.hexdigest()[:16]
+    root = Path(config.config_file_path).resolve().parent / ".cache" / "notebooks"
+    plugin.config["cache_dir"] = str(root / key)
+    (root / key).mkdir(parents=True, exist_ok=True)
+    os.utime(root / key)  # in use: not stale for the builds of other keys
+    for old in root.iterdir():
+        if old.is_dir() and old.name != key and time.time() - old.stat().st_mtime > 3600:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def finish_page(html: str, page, config, files) -> str:
+    """:func:`finish_html` for a MkDocs page of a notebook."""
+    page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
+    return finish_html(
+        html,
+        read_notebook(page.file.abs_src_path),
+        page=page.file.src_uri,
+        page_url=page.url,
+        site_url=config.site_url or "",
+        page_urls=page_urls,
+    )
+
+
+_INLINED = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+
+
+def finish_html(html: str, notebook, *, page: str, page_url: str, site_url: str,
+                page_urls: dict[str, str]) -> str:
+    """The page HTML of an executed notebook, trimmed, made stable and checked.
+
+    Parameters
+    ----------
+    html : str
+        What mkdocs-jupyter rendered for the notebook.
+    notebook : NotebookNode
+        The same notebook as :func:`read_notebook` reads it (for cell ids and alt text).
+    page : str
+        The docs-relative source path, e.g. ``"notebooks/part1-foundations.py"``.
+    page_url : str
+        The site-relative URL of the page (``"notebooks/part1-foundations.html"``).
+    site_url : str
+        The published address of the book; links starting with it become relative.
+    page_urls : dict of str to str
+        Docs-relative source path -> site-relative URL of every page. A link to
+        the book must name one of them, in either URL style (``a/b/`` or ``a/b.html``).
+    """
+    from bs4 import BeautifulSoup, Comment
+
+    from .site import BookError
+
+    html = _INLINED.sub("", html)  # cheaper than parsing ~600 KB of CSS first
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup.find_all(["style", "script"]):
+        tag.decompose()
+    for tag in soup.select(".zeroclipboard-container, .clipboard-copy-txt, .jp-Collapser"):
+        tag.decompose()
+    for comment in soup.find_all(string=lambda text: isinstance(text, Comment)):
+        comment.extract()
+    for block in soup.select("div.highlight-ipynb"):  # styled like every code block of the site
+        block["class"] = ["highlight"]
+        pre = block.find("pre")
+        code = soup.new_tag("code")
+        code.extend(list(pre.contents))
+        pre.append(code)
+
+    cells = soup.select('div.jp-Cell[id^="cell-id="]')
+    if len(cells) != len(notebook.cells):
+        raise BookError(
+            f"{page}: the page shows {len(cells)} cells, the notebook has {len(notebook.cells)}"
+        )
+    for div, cell in zip(cells, notebook.cells):
+        div["id"] = cell["id"]
+        images = div.select(".jp-OutputArea-output img")
+        if not images:
+            continue
+        alt = str(cell.metadata.get("alt", "")).strip()
+        if len(alt) < 40:
+            raise BookError(
+                f"{page}: cell {cell['id']} draws a plot but has no alt text saying what it "
+                'shows (add alt="…" of at least 40 characters to its "# %%" line)'
+            )
+        for image in images:
+            image["alt"] = alt
+            size = _png_size(image.get("src", ""))
+            if size:
+                image["width"], image["height"] = map(str, size)
+            if not image.get("class"):
+                del image["class"]
+
+    aliases = _url_aliases(page_urls)
+    for link in soup.find_all("a", href=True):
+        link["href"] = _local_link(link["href"], page, page_url, site_url, aliases)
+
+    download = relative_url(download_name(page), page_url)
+    button = BeautifulSoup(
+        f'<p class="nb-download"><a class="md-button" href="{download}" download>'
+        f"Download this notebook ({PurePosixPath(download).name})</a></p>",
+        "html.parser",
+    )
+    first = soup.select_one("div.jp-MarkdownCell")
+    if first is None:
+        raise BookError(f"{page}: a notebook must start with a markdown cell (its title)")
+    first.insert_after(button)
+    return str(soup)
+
+
+def _png_size(src: str) -> tuple[int, int] | None:
+    """Width and height of an inline PNG (``data:image/png;base64,…``) from its header."""
+    prefix = "data:image/png;base64,"
+    if not src.startswith(prefix):
+        return None
+    header = base64.b64decode(src[len(prefix) : len(prefix) + 32])
+    if header[:8] != b"\x89PNG\r\n\x1a\n" or header[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+
+
+def relative_url(target: str, page_url: str) -> str:
+    """Link from the page at site-relative ``page_url`` to site-relative ``target``.
+
+    >>> relative_url("notebooks/a.ipynb", "notebooks/a.html")
+    'a.ipynb'
+    >>> relative_url("foundations/sinusoidal/", "notebooks/a/")
+    '../../foundations/sinusoidal/'
+    >>> relative_url("", "notebooks/a.html")
+    '../'
+    """
+    here = page_url if page_url.endswith("/") else posixpath.dirname(page_url) + "/"
+    relative = posixpath.relpath(target.rstrip("/") or ".", here.rstrip("/") or ".")
+    if target.endswith("/") or not target:
+        relative = relative.rstrip("/") + "/"
+    return relative
+
+
+def _url_aliases(page_urls: dict[str, str]) -> dict[str, str]:
+    """Both URL styles of every page (``a/b/`` and ``a/b.html``) -> its actual URL."""
+    aliases = {}
+    for src, url in page_urls.items():
+        stem = PurePosixPath(src).with_suffix("").as_posix()
+        if PurePosixPath(src).stem == "index":
+            folder = posixpath.dirname(stem)
+            names = [f"{folder}/" if folder else "", f"{stem}.html"]
+        else:
+            names = [f"{stem}/", f"{stem}.html"]
+        aliases.update(dict.fromkeys(names, url))
+    return aliases
+
+
+def _local_link(href: str, page: str, page_url: str, site_url: str,
+                aliases: dict[str, str]) -> str:
+    """A link to the published book made relative to the page; other links unchanged."""
+    from .site import BookError
+
+    base = site_url.rstrip("/") + "/"
+    if not href.startswith(base):
+        return href
+    target, _, fragment = href[len(base):].partition("#")
+    if target not in aliases:
+        raise BookError(f"{page}: link to {href} is not a page of the book")
+    return relative_url(aliases[target], page_url) + (f"#{fragment}" if fragment else "")

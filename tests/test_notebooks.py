@@ -1,0 +1,203 @@
+"""The companion notebooks run, and their pages are trimmed, stable and checked.
+
+Every ``docs/notebooks/*.py`` is read with jupytext and executed with nbclient in
+the kernel the build uses (all notebooks at once, each in its own kernel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pe_explained.book.notebooks import (
+    download_name,
+    finish_html,
+    is_notebook,
+    notebook_json,
+    read_notebook,
+    relative_url,
+)
+from pe_explained.book.site import BookError
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SOURCES = sorted((DOCS / "notebooks").glob("*.py"))
+SITE = "https://pe-explained.github.io/pe_explained/"
+TIMEOUT = 60  # seconds per cell; a notebook takes a few seconds in all
+
+
+def _config() -> dict:
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+
+
+@pytest.fixture(scope="module")
+def executed():
+    """Every notebook executed (concurrently), with its wall time in seconds."""
+    import nbclient
+
+    async def run(source):
+        notebook = read_notebook(source)
+        client = nbclient.NotebookClient(notebook, timeout=TIMEOUT, kernel_name="python3",
+                                         resources={"metadata": {"path": str(ROOT)}})
+        start = time.perf_counter()
+        await client.async_execute()
+        return source.name, (notebook, time.perf_counter() - start)
+
+    async def run_all():
+        return dict(await asyncio.gather(*(run(s) for s in SOURCES)))
+
+    with warnings.catch_warnings():  # Jupyter's own deprecations do not concern the book
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return asyncio.run(run_all())
+
+
+def test_there_is_a_notebook_for_every_part():
+    names = [s.stem for s in SOURCES]
+    for part in ("part1-", "part2-", "part3-", "part4-"):
+        assert any(n.startswith(part) for n in names), f"no notebook for {part}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
+def test_notebook_runs_without_errors_or_warnings(executed, source):
+    notebook, seconds = executed[source.name]
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error", f"{cell.id}: {output.get('ename')}"
+            assert output.get("name") != "stderr", f"{cell.id} wrote to stderr: {output.text}"
+    assert seconds < 30, f"{source.name} took {seconds:.1f} s"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
+def test_every_plot_has_alt_text(executed, source):
+    notebook, _ = executed[source.name]
+    plots = 0
+    for cell in notebook.cells:
+        if any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
+            plots += 1
+            assert len(cell.metadata.get("alt", "")) >= 40, f"{cell.id} draws without alt text"
+    assert plots >= 1
+
+
+def test_kernel_is_the_python_running_the_build():
+    from jupyter_client.manager import KernelManager
+
+    manager = KernelManager(kernel_name="python3")
+    assert manager.format_kernel_cmd()[0] == sys.executable
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
+def test_download_is_stable_valid_and_without_outputs(source):
+    text = notebook_json(source)
+    assert text == notebook_json(source), "two reads must give the same .ipynb"
+    notebook = json.loads(text)
+    ids = [cell["id"] for cell in notebook["cells"]]
+    assert ids == [f"cell-{i:02d}" for i in range(len(ids))]
+    assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+    assert all(not c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
+    assert notebook["cells"][0]["cell_type"] == "markdown"
+    assert "".join(notebook["cells"][0]["source"]).startswith("# ")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
+def test_links_to_the_book_name_existing_pages(source):
+    for target in re.findall(re.escape(SITE) + r"([\w/.-]*)", source.read_text(encoding="utf-8")):
+        stem = target.removesuffix("/").removesuffix(".html") or "index"
+        assert (DOCS / f"{stem}.md").exists() or (DOCS / stem / "index.md").exists(), target
+
+
+def test_every_notebook_is_in_the_nav_and_executed_strictly():
+    config = _config()
+    text = json.dumps(config["nav"])
+    for source in SOURCES:
+        assert f"notebooks/{source.name}" in text, f"{source.name} is not in the nav"
+    plugins = [p for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p]
+    assert plugins, "the mkdocs-jupyter plugin is not configured"
+    options = plugins[0]["mkdocs-jupyter"]
+    assert options["execute"] is True and options["allow_errors"] is False
+    assert "assets/stylesheets/notebooks.css" in config["extra_css"]
+
+
+def test_notebook_paths():
+    assert is_notebook("notebooks/part1-foundations.py")
+    assert not is_notebook("notebooks/index.md") and not is_notebook("foundations/x.py")
+    assert download_name("notebooks/part1-foundations.py") == "notebooks/part1-foundations.ipynb"
+    with pytest.raises(ValueError, match="src_uri"):
+        download_name("foundations/sinusoidal.md")
+    assert relative_url("foundations/sinusoidal.html", "notebooks/a.html") == (
+        "../foundations/sinusoidal.html"
+    )
+
+
+# A minimal page as mkdocs-jupyter renders it: inlined CSS and scripts, random cell ids.
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAAAAACcgYFdAAAAC0lEQVR4nGNggAIAAAkAAftSuKkAAAAASUVORK5CYII="
+RENDERED = f"""<style>.jp-Cell {{ color: red }}</style><script>var x;</script>
+<div class="jupyter-wrapper"><div class="jp-Notebook">
+<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell" id="cell-id=9f3a01bc">
+<h1>Title</h1><p><a href="{SITE}foundations/sinusoidal/#why">see</a>
+<a href="https://example.org/">elsewhere</a></p></div>
+<div class="jp-Cell jp-CodeCell jp-Notebook-cell">
+<div class="jp-Cell jp-CodeCell jp-Notebook-cell" id="cell-id=77aa0e1d">
+<div class="jp-Collapser"></div>
+<div class="highlight-ipynb hl-python"><pre><span></span><span class="n">x</span></pre></div>
+<div class="zeroclipboard-container">copy</div><div class="clipboard-copy-txt">x</div>
+<div class="jp-RenderedImage jp-OutputArea-output"><img class="" src="data:image/png;base64,{PNG}"/></div>
+</div></div></div></div>"""
+PAGES = {"foundations/sinusoidal.md": "foundations/sinusoidal.html", "index.md": "index.html"}
+
+
+def _notebook(alt: str):
+    import nbformat
+
+    cells = [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("x")]
+    cells[1].metadata["alt"] = alt
+    for index, cell in enumerate(cells):
+        cell["id"] = f"cell-{index:02d}"
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+def _finish(notebook, html=RENDERED):
+    return finish_html(html, notebook, page="notebooks/demo.py", page_url="notebooks/demo.html",
+                       site_url=SITE, page_urls=PAGES)
+
+
+def test_finished_page_is_trimmed_stable_and_has_a_download_link():
+    alt = "A plot of x against y that shows nothing in particular at all."
+    out = _finish(_notebook(alt))
+    assert "<style" not in out and "<script" not in out and "clipboard" not in out
+    assert "cell-id=" not in out and 'id="cell-00"' in out and 'id="cell-01"' in out
+    assert f'alt="{alt}"' in out and 'width="2"' in out and 'height="3"' in out
+    assert 'href="../foundations/sinusoidal.html#why"' in out
+    assert 'href="https://example.org/"' in out
+    assert re.search(r'<a class="md-button" download="" href="demo.ipynb">', out)
+    assert '<div class="highlight"><pre><code><span></span><span class="n">x</span></code>' in out
+    assert out == _finish(_notebook(alt))
+
+
+def test_plot_without_alt_text_fails_the_build():
+    with pytest.raises(BookError, match="cell-01.*alt text"):
+        _finish(_notebook(""))
+
+
+def test_link_to_a_missing_page_fails_the_build():
+    html = RENDERED.replace("foundations/sinusoidal/#why", "foundations/nope/")
+    with pytest.raises(BookError, match="foundations/nope/ is not a page"):
+        _finish(_notebook("A plot of x against y that shows nothing in particular at all."), html)
+
+
+def test_cells_must_match_the_notebook():
+    notebook = _notebook("A plot of x against y that shows nothing in particular at all.")
+    notebook.cells.append(notebook.cells[0].copy())
+    with pytest.raises(BookError, match="2 cells, the notebook has 3"):
+        _finish(notebook)
