@@ -1,0 +1,174 @@
+"""Chapter 6, intuitions: clock hands, tuning forks, an odometer, GPS — drawn literally."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from matplotlib import colormaps
+
+from ... import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from ...naive import binary_encoding, closest_position, neighbour_distances
+from .. import Table, figure, table, value
+from ..style import new_figure
+
+CLOCK_D_MODEL, CLOCK_POSITIONS = 8, 7  # four clocks, hands for positions 0 … 6
+COUNTER_LEN, COUNTER_BITS, COUNTER_D_MODEL = 64, 4, 16
+GPS_WIDTHS, GPS_RANGE = (2, 4, 8, 16, 32, 64), 50_000
+FORK_D_MODEL, FORK_CONTEXT = 512, 512
+
+
+@figure(
+    "intuitions_clock_hands",
+    alt=f"Four clock faces, one per sin/cos pair of a d_model = {CLOCK_D_MODEL} encoding. "
+    f"Each shows the hand (x = sine, y = cosine) for positions 0 to {CLOCK_POSITIONS - 1}, "
+    "starting at 12 o'clock and turning clockwise. On the first clock the hand turns one "
+    "radian per position and the seven hands fan out around the face; on the second they "
+    "span a narrow wedge; on the third and fourth they overlap at 12 o'clock.",
+    caption=f"Each pair (sin θ, cos θ) of PE (d_model = {CLOCK_D_MODEL}) drawn as a clock "
+    f"hand, for positions 0–{CLOCK_POSITIONS - 1} (blue = earlier → yellow = later). "
+    "Angle θ = pos · ω_i "
+    "is measured clockwise from 12 o'clock.",
+)
+def _(theme):
+    pe = sinusoidal(CLOCK_POSITIONS, CLOCK_D_MODEL)
+    omega = sinusoidal_frequencies(CLOCK_D_MODEL)
+    wavelength = sinusoidal_wavelengths(CLOCK_D_MODEL)
+    colours = colormaps[theme.sequential](np.linspace(0.3, 1.0, CLOCK_POSITIONS))
+    fig = new_figure(7.0, 2.3)
+    axes = fig.subplots(1, len(omega))
+    circle = np.linspace(0, 2 * np.pi, 181)
+    for i, ax in enumerate(axes):
+        ax.plot(np.sin(circle), np.cos(circle), color=theme.muted, linewidth=1)
+        for pos in range(CLOCK_POSITIONS):
+            x, y = pe[pos, 2 * i], pe[pos, 2 * i + 1]  # x = sin θ, y = cos θ
+            ax.plot([0, x], [0, y], color=colours[pos], linewidth=2)
+            if i == 0:
+                ax.text(1.22 * x, 1.22 * y, str(pos), ha="center", va="center",
+                        color=theme.text, fontsize=8)
+        ax.set_title(f"pair i = {i}\nω = {omega[i]:g} rad/pos\nλ = {wavelength[i]:,.0f} pos",
+                     fontsize=8.5)
+        ax.set_xlim(-1.4, 1.4)
+        ax.set_ylim(-1.4, 1.4)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    return fig
+
+
+@figure(
+    "intuitions_counter",
+    alt=f"Two stacked panels over positions 0 to {COUNTER_LEN - 1}. Top: bits 0 to "
+    f"{COUNTER_BITS - 1} of a binary counter as square waves that jump between 0 and 1, bit 0 "
+    "every position, each next bit half as often. Bottom: the sine columns of pairs 0 to "
+    f"{COUNTER_BITS - 1} of a d_model = {COUNTER_D_MODEL} sinusoidal encoding as smooth waves, "
+    "each slower than the one before.",
+    caption=f"An odometer (binary counter, top) next to the sinusoidal encoding "
+    f"(d_model = {COUNTER_D_MODEL}, bottom). Both have fast columns and slow ones; the counter "
+    "jumps, the sinusoids glide, and their speeds fall by a factor of "
+    f"{10000 ** (2 / COUNTER_D_MODEL):.2f} per pair instead of 2.",
+)
+def _(theme):
+    fig = new_figure(7.0, 4.6)
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    bits = binary_encoding(COUNTER_LEN, int(np.log2(COUNTER_LEN)))
+    fine = np.linspace(0, COUNTER_LEN - 1, 505)
+    pe = sinusoidal(fine, COUNTER_D_MODEL)
+    for b, colour in zip(range(COUNTER_BITS), theme.cycle):
+        offset = 1.6 * b
+        top.step(np.arange(COUNTER_LEN), bits[:, b] + offset, where="post", color=colour,
+                 linewidth=1.4)
+        bottom.plot(fine, pe[:, 2 * b] + 2.4 * b, color=colour, linewidth=1.4)
+    top.set_yticks([1.6 * b + 0.5 for b in range(COUNTER_BITS)],
+                   [f"bit {b}" for b in range(COUNTER_BITS)])
+    bottom.set_yticks([2.4 * b for b in range(COUNTER_BITS)],
+                      [f"sin, pair {b}" for b in range(COUNTER_BITS)])
+    top.set_title("binary counter: digits 0/1, each bit half as fast as the one before")
+    bottom.set_title("sinusoidal encoding: smooth values in [−1, 1]")
+    bottom.set_xlabel("position pos")
+    for ax in (top, bottom):
+        ax.grid(True, axis="x")
+    return fig
+
+
+@lru_cache(maxsize=1)
+def _gps_rows():
+    rows = []
+    for d_model in GPS_WIDTHS:
+        pe = sinusoidal(GPS_RANGE, d_model)
+        step = float(neighbour_distances(pe[:2])[0])
+        far, distance = closest_position(pe, 0, min_offset=2)
+        rows.append([d_model, step, far, distance, "yes" if distance < step else "no"])
+    return rows
+
+
+@table(
+    "intuitions_near_returns",
+    caption=f"For positions 0–{GPS_RANGE - 1:,}: the distance from position 0 to its "
+    "neighbour, and the position (at least 2 away) whose row comes closest to row 0. By "
+    "shift invariance the same holds around every position.",
+)
+def _():
+    return Table(
+        ["d_model", "‖PE(1) − PE(0)‖", "closest position ≥ 2 away", "its distance",
+         "closer than the neighbour?"],
+        _gps_rows(),
+        formats={"d_model": "d", "closest position ≥ 2 away": ",d",
+                 "‖PE(1) − PE(0)‖": ".4f", "its distance": ".4f"},
+    )
+
+
+def _gps_row(d_model: int) -> list:
+    return next(row for row in _gps_rows() if row[0] == d_model)
+
+
+@value("clock_return_position")
+def _():
+    return f"{closest_position(sinusoidal(1000, 2), 0)[0]:,}"
+
+
+@value("clock_return_gap")
+def _():
+    return f"{closest_position(sinusoidal(1000, 2), 0)[1]:.1e}"
+
+
+@value("speed_ratio_d8")
+def _():
+    omega = sinusoidal_frequencies(8)
+    return f"{omega[0] / omega[1]:g}"
+
+
+@value("speed_ratio_d512")
+def _():
+    omega = sinusoidal_frequencies(512)
+    return f"{omega[0] / omega[1]:.4f}"
+
+
+@value("counter_speed_ratio_d16")
+def _():
+    omega = sinusoidal_frequencies(COUNTER_D_MODEL)
+    return f"{omega[0] / omega[1]:.2f}"
+
+
+@value("clock_d8_return_position")
+def _():
+    return f"{_gps_row(8)[2]:,}"
+
+
+@value("clock_d8_return_distance")
+def _():
+    return f"{_gps_row(8)[3]:.3f}"
+
+
+@value("clock_d8_neighbour_distance")
+def _():
+    return f"{_gps_row(8)[1]:.3f}"
+
+
+@value("forks_unfinished_512")
+def _():
+    return f"{int(np.sum(sinusoidal_wavelengths(FORK_D_MODEL) > FORK_CONTEXT))}"
+
+
+@value("slowest_fork_value_512")
+def _():
+    return f"{sinusoidal([FORK_CONTEXT - 1], FORK_D_MODEL)[0, -2]:.3f}"
