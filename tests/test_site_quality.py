@@ -1,0 +1,119 @@
+"""What readers download and can read, without a browser: colour contrast of the
+figure themes and the weight of every page of the built site."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from browser_support import PRINT_PAGE, built_site, pages_of
+from pe_explained.book.style import THEMES
+
+# --- contrast (WCAG 2.x) ------------------------------------------------------------------
+
+
+def relative_luminance(colour: str) -> float:
+    """WCAG relative luminance of an sRGB colour ``#rrggbb``."""
+    channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG contrast ratio (1 to 21) of two colours."""
+    high, low = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_ratio_matches_wcag_reference_values():
+    assert contrast_ratio("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast_ratio("#ffffff", "#ffffff") == pytest.approx(1.0)
+    # #767676 on white is the classic lightest grey that passes AA (4.54:1)
+    assert contrast_ratio("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)
+    assert contrast_ratio("#777777", "#ffffff") < 4.5
+
+
+@pytest.mark.parametrize("name", sorted(THEMES))
+@pytest.mark.parametrize("role", ["text", "muted"])
+def test_figure_text_is_readable_on_its_page_background(name, role):
+    """Figure labels (text) and secondary lines/labels (muted) reach 4.5:1 on the page
+    background of their palette (the browser tests check that background is the page's)."""
+    theme = THEMES[name]
+    ratio = contrast_ratio(getattr(theme, role), theme.background)
+    assert ratio >= 4.5, f"{name} {role} {getattr(theme, role)} on {theme.background}: {ratio:.2f}:1"
+
+
+def test_dark_theme_background_is_materials_slate():
+    # Material's slate: hsl(225deg, 15%, 14%) (its --md-hue and --md-default-bg-color)
+    import colorsys
+
+    rgb = colorsys.hls_to_rgb(225 / 360, 0.14, 0.15)
+    assert THEMES["dark"].background == "#" + "".join(f"{round(c * 255):02x}" for c in rgb)
+
+
+# --- page weight --------------------------------------------------------------------------
+
+BUDGET = 300 * 1024  # bytes a gzip-serving host sends for one page and what it loads
+_REFERENCE = re.compile(r'<(?:link|script|img)\b[^>]*?\b(?:href|src)="([^"]+)"', re.I)
+_CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]+)['\"]?\s*\)")
+
+
+@lru_cache(maxsize=None)
+def gzipped_size(path: Path) -> int:
+    return len(gzip.compress(path.read_bytes(), compresslevel=6, mtime=0))
+
+
+def _local(site: Path, base: Path, url: str) -> Path | None:
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    target = (base / unquote(parts.path)).resolve()
+    return target if target.is_file() and site in target.parents else None
+
+
+def page_assets(site: Path, page: str) -> set[Path]:
+    """The page and every local file it loads: stylesheets (and what they import),
+    scripts, images (both palettes' figure variants: a browser may fetch both)."""
+    html = site / page
+    found = {html}
+    for url in _REFERENCE.findall(html.read_text(encoding="utf-8")):
+        target = _local(site, html.parent, url)
+        if target is None or target.suffix in (".html", ""):
+            continue
+        found.add(target)
+        if target.suffix == ".css":
+            for inner in _CSS_URL.findall(target.read_text(encoding="utf-8")):
+                if (asset := _local(site, target.parent, inner)) is not None:
+                    found.add(asset)
+    return found
+
+
+def page_weight(site: Path, page: str) -> int:
+    return sum(gzipped_size(p) for p in page_assets(site, page))
+
+
+def test_every_page_weighs_at_most_300_kb_gzipped():
+    site = built_site().resolve()
+    weights = {page: page_weight(site, page) for page in pages_of(site) if page != PRINT_PAGE}
+    heavy = {p: f"{w / 1024:.0f} KB" for p, w in weights.items() if w > BUDGET}
+    assert not heavy, f"pages over {BUDGET // 1024} KB gzipped: {heavy}"
+    assert len(weights) >= 2
+
+
+def test_page_weight_counts_what_the_page_loads(tmp_path):
+    site = tmp_path
+    (site / "assets").mkdir()
+    (site / "assets" / "a.css").write_text("body{background:url(b.svg)}")
+    (site / "assets" / "b.svg").write_text("<svg/>")
+    (site / "assets" / "c.svg").write_text("<svg/>")
+    (site / "page.html").write_text(
+        '<link rel="stylesheet" href="assets/a.css"><img src="assets/c.svg#only-dark">'
+        '<a href="other.html"></a><script src="https://example.com/x.js"></script>'
+    )
+    names = {p.name for p in page_assets(site.resolve(), "page.html")}
+    assert names == {"page.html", "a.css", "b.svg", "c.svg"}
