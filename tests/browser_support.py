@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("PE_CHROMIUM", "/usr/bin/chromium"))  # PE_CHROMIUM: another one
 DOCS = ROOT / "docs"
 PRINT_PAGE = "print_page.html"  # the whole book on one page (print-site plugin)
 
