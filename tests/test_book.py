@@ -115,3 +115,8 @@ def test_multiline_shortcodes_keep_their_indentation():
     out = expand_shortcodes(f"!!! note\n    {{{{ table: {name} }}}}\n", "a.md", {})
     body = out.splitlines()[1:]
     assert len(body) >= 3 and all(line.startswith("    |") for line in body)
+
+
+def test_escaped_underscores_in_text_render():
+    out = render_math('<span class="arithmatex">\\(\\text{seq\\_len} + \\mathrm{a\\_b}\\)</span>', "a.md")
+    assert "<mtext>seq_len</mtext>" in out and "\\" not in out

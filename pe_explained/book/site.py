@@ -145,12 +145,17 @@ _MATH = re.compile(
 )
 
 
+_TEXT = re.compile(r"\\(?:text|textrm|mbox)\{[^{}]*\}")
+
+
 def render_math(page_html: str, page: str) -> str:
     """Replace arithmatex's ``\\(…\\)`` / ``\\[…\\]`` spans with MathML."""
 
     def replace(match: re.Match) -> str:
         tag, latex = match.group(1), html.unescape(match.group(2)).strip()
         display = "block" if tag == "div" else "inline"
+        # LaTeX writes an underscore in text as \_; latex2mathml keeps \text{} verbatim
+        latex = _TEXT.sub(lambda m: m.group(0).replace("\\_", "_"), latex)
         try:
             mathml = latex_to_mathml(latex, display=display)
         except Exception as exc:  # latex2mathml raises many types
