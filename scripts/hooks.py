@@ -11,7 +11,8 @@
   executed by mkdocs-jupyter); it runs before other plugins' ``on_page_content``
   so that they see the finished page.
 * ``on_config``/``on_files`` also point mkdocs-jupyter's cache at a folder keyed
-  by the library's sources and add each notebook's ``.ipynb`` download.
+  by the library's sources, start executing the notebooks in the background (their
+  pages wait for them in ``on_page_markdown``) and add each ``.ipynb`` download.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def on_config(config):
 
 
 def on_files(files, config):
-    render, site = _book("render"), _book("site")
+    render, site, notebooks = _book("render"), _book("site"), _book("notebooks")
+    notebooks.start_executing(files, config)  # in the background, while figures render
     cache = Path(config["config_file_path"]).parent / ".cache" / "figures"
     try:
         svgs = render.render_all_figures(cache)
@@ -49,7 +51,6 @@ def on_files(files, config):
     for (name, theme), svg in svgs.items():
         _sizes[name] = render.svg_size(svg)
         files.append(File.generated(config, f"{site.FIGURE_DIR}/{name}-{theme}.svg", content=svg))
-    notebooks = _book("notebooks")
     for source in [f for f in files if notebooks.is_notebook(f.src_uri)]:
         text = notebooks.notebook_json(source.abs_src_path)
         files.append(File.generated(config, notebooks.download_name(source.src_uri), content=text))
@@ -58,7 +59,12 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     site = _book("site")
-    if _book("notebooks").is_notebook(page.file.src_uri):
+    notebooks = _book("notebooks")
+    if notebooks.is_notebook(page.file.src_uri):
+        try:
+            notebooks.wait_for(page.file.abs_src_path)
+        except Exception as exc:
+            raise PluginError(f"{page.file.src_uri}: executing the notebook failed: {exc}") from exc
         return markdown  # a notebook's page is rendered by mkdocs-jupyter
     try:
         return site.expand_shortcodes(markdown, page.file.src_uri, _sizes)

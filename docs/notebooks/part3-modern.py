@@ -74,11 +74,11 @@ rotated = apply_rope(q, [1234], inv_freq)
 print("norm before:", round(float(np.linalg.norm(q)), 6), " after:", round(float(np.linalg.norm(rotated)), 6))
 
 # %% [markdown]
-# RoFormer bounds how large the score can get at a given distance; the bound falls
-# as `m − n` grows. For a query and key that are equal (all ones), the actual score
-# follows the same trend, with oscillations.
+# RoFormer bounds how large the score can get at a given distance; the bound falls,
+# with oscillations, as `m − n` grows. For a query and key that are equal (all
+# ones), the actual score follows the same trend.
 
-# %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE, falling from its maximum with large oscillations, and RoFormer's relative upper bound, a smooth curve falling from its maximum at distance 0."
+# %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE and RoFormer's relative upper bound, both divided by their value at distance 0. Both fall quickly from 1 over the first hundred positions and then oscillate at a lower level."
 distances = np.arange(0, 1001)
 ones = np.ones(head_dim)
 queries = apply_rope(np.tile(ones, (len(distances), 1)), distances, inv_freq)  # query at m

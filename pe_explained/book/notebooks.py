@@ -27,7 +27,9 @@ import os
 import posixpath
 import re
 import shutil
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib.metadata import version
 from pathlib import Path, PurePosixPath
 
@@ -41,6 +43,8 @@ __all__ = [
     "finish_html",
     "finish_page",
     "configure_jupyter",
+    "start_executing",
+    "wait_for",
 ]
 
 #: Folder of docs/ holding the notebook sources; every ``*.py`` in it is a notebook.
@@ -69,6 +73,7 @@ def read_notebook(path):
     import jupytext
 
     notebook = jupytext.read(Path(path), fmt="py:percent")
+    notebook.nbformat_minor = max(notebook.nbformat_minor, 5)  # 4.5: cells have ids
     for index, cell in enumerate(notebook.cells):
         cell["id"] = f"cell-{index:02d}"
     return notebook
@@ -123,6 +128,75 @@ def configure_jupyter(config) -> None:
     for old in root.iterdir():
         if old.is_dir() and old.name != key and time.time() - old.stat().st_mtime > 3600:
             shutil.rmtree(old, ignore_errors=True)
+
+
+_pending: dict[str, Future] = {}
+
+
+def start_executing(files, config) -> None:
+    """Execute every notebook not yet in mkdocs-jupyter's cache, all at once, in the background.
+
+    mkdocs-jupyter runs each notebook when its page is rendered, one after the
+    other; most of that time a kernel computes while the build waits. Started
+    early, the kernels run side by side and alongside the rest of the build; each
+    result goes into the plugin's cache, where the page's render then finds it.
+    :func:`wait_for` collects a notebook's result (and its error) before its page.
+    """
+    plugin = config.plugins.get("mkdocs-jupyter")
+    _pending.clear()
+    if plugin is None or not (plugin.config["execute"] and plugin.config["cache"]):
+        return
+    from mkdocs_jupyter.plugin import _compute_cache_key, _get_cache_path
+
+    sources = [f.abs_src_path for f in files if is_notebook(f.src_uri)]
+    jobs = {}
+    for source in sources:
+        cache = _get_cache_path(plugin.config["cache_dir"],
+                                _compute_cache_key(source, plugin.config, True))
+        if not cache.exists():
+            jobs[source] = cache
+    if not jobs:
+        return
+    pool = ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1, 4))
+    for source, cache in jobs.items():
+        _pending[source] = pool.submit(_execute_into_cache, source, cache, dict(plugin.config))
+    pool.shutdown(wait=False)
+
+
+def wait_for(source: str) -> None:
+    """Block until the background execution of notebook ``source`` (if any) has finished."""
+    future = _pending.pop(source, None)
+    if future is not None:
+        future.result()
+
+
+def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
+    """What mkdocs-jupyter renders for ``source``, written where its cache looks for it."""
+    import json
+
+    from mkdocs_jupyter import convert
+    from mkdocs_jupyter.plugin import _get_nb_toc_tokens
+
+    body = convert.nb2html(
+        source,
+        execute=True,
+        kernel_name=options["kernel_name"],
+        theme=options["theme"],
+        allow_errors=options["allow_errors"],
+        show_input=options["show_input"],
+        no_input=options["no_input"],
+        no_prompt=options["no_prompt"],
+        remove_tag_config=options["remove_tag_config"],
+        highlight_extra_classes=options["highlight_extra_classes"],
+        include_requirejs=options["include_requirejs"],
+        custom_mathjax_url=options["custom_mathjax_url"],
+    )
+    toc_tokens, title = _get_nb_toc_tokens(source, options["toc_depth"])
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+    partial.write_text(json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}),
+                       encoding="utf-8")
+    partial.replace(cache)
 
 
 def finish_page(html: str, page, config, files) -> str:
