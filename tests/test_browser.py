@@ -128,6 +128,31 @@ def test_dark_background_is_what_dark_figures_are_drawn_for(crawl):
         assert backgrounds == {rgb}, f"{scheme}: page background {backgrounds}, figures assume {rgb}"
 
 
+def test_whole_book_prints_to_pdf_with_light_figures_only(browser, server, site):
+    """The one-page book printed from a dark-palette browser: white paper, each figure
+    once (its light variant), a PDF of many pages."""
+    context = browser.new_context(color_scheme="dark")
+    try:
+        page = context.new_page()
+        page.goto(server + PRINT_PAGE, wait_until="load")
+        page.emulate_media(media="print")
+        seen = page.evaluate("""() => ({
+          background: getComputedStyle(document.body).backgroundColor,
+          shown: [...document.querySelectorAll('img[src*="#only-"]')]
+            .filter(i => getComputedStyle(i).display !== "none").map(i => i.getAttribute("src")),
+          figures: document.querySelectorAll("figure img[src*='#only-light']").length,
+        })""")
+        pdf = page.pdf(format="A4", print_background=True)
+    finally:
+        context.close()
+    assert seen["background"] == "rgb(255, 255, 255)"
+    assert seen["shown"] and all(src.endswith("#only-light") for src in seen["shown"])
+    assert len(seen["shown"]) == seen["figures"], "every figure exactly once"
+    chapters = len([p for p in pages_of(site) if p != PRINT_PAGE])
+    pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
+    assert pdf.startswith(b"%PDF") and pages >= chapters, f"{pages} PDF pages, {chapters} chapters"
+
+
 # --- the checker itself catches what it should ------------------------------------------
 
 BROKEN = (
