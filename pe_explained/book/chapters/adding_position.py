@@ -68,7 +68,7 @@ def _(theme):
     ax.set_xlabel("cosine similarity  (0 = orthogonal, 1 = same direction)")
     ax.set_ylabel("density (log scale)")
     ax.grid(True)
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3, fontsize=8.5)
     return fig
 
 

@@ -87,9 +87,8 @@ def _(theme):
     for name, tab in _tables().items():
         ax.plot(positions, np.linalg.norm(tab[1:], axis=1), label=name,
                 linewidth=1.0 if name.startswith("binary") else 1.8)
-    ax.axhline(_embedding_norm(), color=theme.muted, linestyle="--", linewidth=1.2)
-    ax.text(MAX_LEN * 0.55, _embedding_norm() * 0.62, "token embedding, N(0, 1/d_model)",
-            color=theme.text, fontsize=8.5)
+    ax.axhline(_embedding_norm(), color=theme.text, linestyle="--", linewidth=1.0,
+               label="token embedding,\nN(0, 1/d_model) entries")
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("position pos")
