@@ -59,7 +59,7 @@ def text_heatmap(values: np.ndarray, *, low=-1.0, high=1.0, chars=HEATMAP_CHARS)
     Row p of the result is row p of ``values``, prefixed by its index.
 
     >>> print(text_heatmap(np.array([[-1.0, 0.0, 1.0]])))
-    0 |  -@|
+    0 | +@|
     """
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 2:
