@@ -1,7 +1,8 @@
 /* Small accessibility fixes to what the theme's script builds at run time
  * (checked by axe-core in the browser tests): the search dialog gets a name,
- * each code block's action bar a distinct label, and tables that scroll
- * sideways become reachable from the keyboard.
+ * each code block's action bar a distinct label, tables, formulas and outputs
+ * that scroll sideways become reachable from the keyboard, and links made of a
+ * formula alone get the formula's text as their name.
  */
 (function () {
   "use strict";
@@ -15,11 +16,22 @@
       if (nav.getAttribute("aria-label") !== name) nav.setAttribute("aria-label", name);
     });
 
-    document.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach((wrap, n) => {
-      if (wrap.scrollWidth > wrap.clientWidth) {
-        wrap.setAttribute("tabindex", "0");
-        wrap.setAttribute("role", "region");
-        wrap.setAttribute("aria-label", `Table ${n + 1}, scrolls sideways`);
+    const wide = ".md-typeset__scrollwrap, .md-typeset div.arithmatex, .md-typeset .jp-OutputArea pre";
+    document.querySelectorAll(wide).forEach((box, n) => {
+      if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth) return;
+      const what = box.matches(".md-typeset__scrollwrap") ? "Table" :
+        box.matches(".arithmatex") ? "Formula" : "Output";
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", `${what} ${n + 1}, scrolls sideways`);
+    });
+
+    // A link whose whole text is a formula (a symbol linked to the glossary) is
+    // named by the formula's text, so that it has a name for assistive technology.
+    document.querySelectorAll(".md-typeset a:not([aria-label])").forEach((link) => {
+      const math = link.querySelector("math");
+      if (math && link.textContent.trim() === math.textContent.trim()) {
+        link.setAttribute("aria-label", math.textContent.trim());
       }
     });
   }
