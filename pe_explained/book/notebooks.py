@@ -200,16 +200,37 @@ def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
 
 
 def finish_page(html: str, page, config, files) -> str:
-    """:func:`finish_html` for a MkDocs page of a notebook."""
+    """:func:`finish_html` for a MkDocs page of a notebook, cached on disk.
+
+    Parsing a notebook page takes about a second; the result depends only on the
+    arguments and the library's sources, so a rebuild with nothing changed reuses it.
+    """
+    from .render import source_fingerprint
+
     page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
-    return finish_html(
+    site_url = config.site_url or ""
+    source = Path(page.file.abs_src_path).read_bytes()
+    digest = hashlib.sha256(source_fingerprint().encode())
+    for part in (html, page.file.src_uri, page.url, site_url, repr(sorted(page_urls.items()))):
+        digest.update(b"\0" + part.encode())
+    digest.update(source)
+    cache = (Path(config.config_file_path).resolve().parent / ".cache" / "notebook-pages"
+             / f"{digest.hexdigest()[:32]}.html")
+    if cache.exists():
+        return cache.read_text(encoding="utf-8")
+    finished = finish_html(
         html,
         read_notebook(page.file.abs_src_path),
         page=page.file.src_uri,
         page_url=page.url,
-        site_url=config.site_url or "",
+        site_url=site_url,
         page_urls=page_urls,
     )
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(finished, encoding="utf-8")
+    partial.replace(cache)
+    return finished
 
 
 _INLINED = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.S | re.I)

@@ -162,6 +162,10 @@ def render_math(page_html: str, page: str) -> str:
             raise BookError(f"{page}: cannot render math {latex!r}: {exc}") from exc
         if "\\" in mathml:  # latex2mathml passes unknown commands through as text
             raise BookError(f"{page}: math {latex!r} uses a command MathML cannot render")
+        # One element per line: MathML ignores white space between elements, and
+        # line-based regexes of other plugins (print-site's anchor rewriting) stay
+        # linear instead of backtracking over one very long line with no spaces.
+        mathml = mathml.replace("><", ">\n<")
         return f'<{tag} class="arithmatex">{mathml}</{tag}>'
 
     result = _MATH.sub(replace, page_html)
