@@ -97,6 +97,7 @@ def page_weight(site: Path, page: str) -> int:
     return sum(gzipped_size(p) for p in page_assets(site, page))
 
 
+@pytest.mark.site
 def test_every_page_weighs_at_most_300_kb_gzipped():
     site = built_site().resolve()
     weights = {page: page_weight(site, page) for page in pages_of(site) if page != PRINT_PAGE}

@@ -169,7 +169,14 @@ def render_math(page_html: str, page: str) -> str:
         return f'<{tag} class="arithmatex">{mathml}</{tag}>'
 
     result = _MATH.sub(replace, page_html)
-    if 'class="arithmatex"' in result and ("\\(" in result or "\\[" in result):
-        leftover = re.search(r'class="arithmatex">(.{0,80})', result, re.S)
-        raise BookError(f"{page}: math left unrendered near {leftover.group(1)!r}")
+    text = _TAG.sub(" ", _CODE.sub("", result))
+    leftover = _RAW_TEX.search(text)
+    if leftover:  # math the Markdown stage did not recognise (e.g. $$ inside a list)
+        context = " ".join(text[max(0, leftover.start() - 60) : leftover.end() + 20].split())
+        raise BookError(f"{page}: math left unrendered: {leftover.group(0)!r} in {context!r}")
     return result
+
+
+_CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_RAW_TEX = re.compile(r"\$\$|\\[()\[\]]|\\[a-zA-Z]{2,}|(?<![\w$])\$[^\s$<][^$<\n]*?\$")
