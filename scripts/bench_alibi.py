@@ -12,22 +12,14 @@ missed. Best of several runs for each.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
+from benchlib import best_time, time_once, verdict
 
 from pe_explained import alibi_bias, alibi_slopes
 
 NUM_HEADS, SEQ_LEN, TARGET, REPEATS = 16, 4096, 1.2, 5
 
-
-def best_time(fn) -> float:
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def fill():
@@ -44,21 +36,21 @@ def direct():
     return np.where(distance[None] >= 0, bias, -np.inf)
 
 
+def _best(fn) -> float:
+    return best_time(fn, REPEATS)
+
+
 def main() -> int:
-    limit = best_time(fill)
-    ours = best_time(lambda: alibi_bias(NUM_HEADS, SEQ_LEN))
-    start = time.perf_counter()
-    direct()  # slow: run once
-    baseline = time.perf_counter() - start
+    limit = _best(fill)
+    ours = _best(lambda: alibi_bias(NUM_HEADS, SEQ_LEN))
+    baseline = time_once(direct)  # slow: run once
     ratio = ours / limit
     shape = f"{NUM_HEADS}x{SEQ_LEN}x{SEQ_LEN}"
     print(f"fill of a fresh {shape} float32 array: {limit * 1e3:8.1f} ms  (limit)")
     print(f"pe_explained.alibi_bias:                  {ours * 1e3:8.1f} ms  ratio {ratio:5.2f}")
     print(f"direct recipe (one run):                  {baseline * 1e3:8.1f} ms  "
           f"ratio {baseline / limit:5.2f}")
-    verdict = "PASS" if ratio <= TARGET else "FAIL"
-    print(f"{verdict}: alibi_bias ratio {ratio:.2f} (target <= {TARGET})")
-    return 0 if ratio <= TARGET else 1
+    return verdict("alibi_bias", ratio, TARGET)
 
 
 if __name__ == "__main__":

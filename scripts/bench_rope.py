@@ -12,22 +12,18 @@ several runs for each.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
+from benchlib import best_time, verdict
 
 from pe_explained import apply_rope, rope_frequencies
 
 SHAPE, TARGET, REPEATS = (1, 8, 4096, 64), 1.5, 15
 
 
-def best_time(fn) -> float:
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+
+def _best(fn) -> float:
+    return best_time(fn, REPEATS)
 
 
 def main() -> int:
@@ -48,20 +44,18 @@ def main() -> int:
         half = head_dim // 2
         return x * cos + np.concatenate([-x[..., half:], x[..., :half]], axis=-1) * sin
 
-    limit = best_time(one_pass)
+    limit = _best(one_pass)
     ratios = {}
     print(f"one numpy.multiply pass over {SHAPE} float32:  {limit * 1e3:7.2f} ms  (limit)")
     for layout in ("halves", "interleaved"):
-        t = best_time(lambda: apply_rope(x, positions, inv_freq, layout=layout))
+        t = _best(lambda: apply_rope(x, positions, inv_freq, layout=layout))
         ratios[layout] = t / limit
         print(f"apply_rope, layout={layout + ':':<13}         {t * 1e3:7.2f} ms  "
               f"ratio {t / limit:5.2f}")
-    t = best_time(rotate_half_recipe)
+    t = _best(rotate_half_recipe)
     print(f"rotate_half recipe (concatenations):       {t * 1e3:7.2f} ms  ratio {t / limit:5.2f}")
     ratio = ratios["halves"]
-    verdict = "PASS" if ratio <= TARGET else "FAIL"
-    print(f"{verdict}: apply_rope (default layout) ratio {ratio:.2f} (target <= {TARGET})")
-    return 0 if ratio <= TARGET else 1
+    return verdict("apply_rope (default layout)", ratio, TARGET)
 
 
 if __name__ == "__main__":

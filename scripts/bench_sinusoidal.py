@@ -10,22 +10,14 @@ Exit status 1 if the target is missed. Best of several runs for each.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
+from benchlib import best_time, time_once, verdict
 
 from pe_explained import sinusoidal, sinusoidal_frequencies
 
 NUM_POSITIONS, D_MODEL, TARGET, REPEATS = 32768, 1024, 2.0, 7
 
-
-def best_time(fn) -> float:
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def fill():
@@ -41,20 +33,20 @@ def usual():
     return out
 
 
+def _best(fn) -> float:
+    return best_time(fn, REPEATS)
+
+
 def main() -> int:
-    limit = best_time(fill)
-    ours = best_time(lambda: sinusoidal(NUM_POSITIONS, D_MODEL))
-    start = time.perf_counter()
-    usual()  # slow: run once
-    baseline = time.perf_counter() - start
+    limit = _best(fill)
+    ours = _best(lambda: sinusoidal(NUM_POSITIONS, D_MODEL))
+    baseline = time_once(usual)  # slow: run once
     ratio = ours / limit
     print(f"fill of a fresh {NUM_POSITIONS}x{D_MODEL} float64 array: {limit * 1e3:8.1f} ms  (limit)")
     print(f"pe_explained.sinusoidal:                 {ours * 1e3:8.1f} ms  ratio {ratio:5.2f}")
     print(f"usual sin/cos recipe (one run):          {baseline * 1e3:8.1f} ms  "
           f"ratio {baseline / limit:5.2f}")
-    verdict = "PASS" if ratio <= TARGET else "FAIL"
-    print(f"{verdict}: sinusoidal ratio {ratio:.2f} (target <= {TARGET})")
-    return 0 if ratio <= TARGET else 1
+    return verdict("sinusoidal", ratio, TARGET)
 
 
 if __name__ == "__main__":
