@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from matplotlib.figure import Figure
 
-__all__ = ["THEMES", "Theme", "new_figure"]
+__all__ = ["THEMES", "Theme", "heatmap_panels", "new_figure"]
 
 #: Okabe & Ito (2008), "Color Universal Design": orange, sky blue, bluish green,
 #: yellow, blue, vermillion, reddish purple (black/white is the text colour).
@@ -88,3 +88,21 @@ THEMES = {"light": LIGHT, "dark": DARK}
 def new_figure(width: float = 7.0, height: float = 3.6, **kwargs) -> Figure:
     """A figure of the house size (inches) with constrained layout, outside pyplot."""
     return Figure(figsize=(width, height), layout="constrained", **kwargs)
+
+
+def heatmap_panels(theme: Theme, panels, *, vmin: float, vmax: float, xlabel: str,
+                   colorbar_label: str, width: float = 7.0, height: float = 3.3) -> Figure:
+    """Tables side by side as heatmaps (rows = positions) sharing one diverging colour bar.
+
+    ``panels`` is a sequence of ``(title, 2-D array)``.
+    """
+    fig = new_figure(width, height)
+    axes = fig.subplots(1, len(panels), sharey=True)
+    for ax, (title, data) in zip(axes, panels):
+        image = ax.imshow(data, aspect="auto", cmap=theme.diverging, vmin=vmin, vmax=vmax,
+                          interpolation="nearest")
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+    axes[0].set_ylabel("position pos")
+    fig.colorbar(image, ax=axes, shrink=0.9, label=colorbar_label)
+    return fig

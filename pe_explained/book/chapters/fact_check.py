@@ -14,7 +14,7 @@ from ...pitfalls import (
 )
 from ...properties import cycles_within, distance_by_offset, first_distance_decrease
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..style import heatmap_panels, new_figure
 
 BUG_POSITIONS, BUG_D_MODEL = 50, 128  # the size the buggy tutorial plots
 STILL = 0.01  # a column "barely moves" if its range over the positions is below this
@@ -43,18 +43,10 @@ def _still_columns(table: np.ndarray) -> int:
     f"in the correct table, {_still_columns(sinusoidal(BUG_POSITIONS, BUG_D_MODEL))}.",
 )
 def _(theme):
-    fig = new_figure(7.0, 3.3)
-    axes = fig.subplots(1, 2, sharey=True)
     tables = (("correct: ω_i = 10000^(−2i/d)", sinusoidal(BUG_POSITIONS, BUG_D_MODEL)),
               ("bug: ω_i = 10000^(−4i/d)", sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL)))
-    for ax, (title, pe) in zip(axes, tables):
-        image = ax.imshow(pe, aspect="auto", cmap=theme.diverging, vmin=-1, vmax=1,
-                          interpolation="nearest")
-        ax.set_title(title)
-        ax.set_xlabel("dimension j  (fast → slow)")
-    axes[0].set_ylabel("position pos")
-    fig.colorbar(image, ax=axes, shrink=0.9, label="PE[pos, j]")
-    return fig
+    return heatmap_panels(theme, tables, vmin=-1, vmax=1, xlabel="dimension j  (fast → slow)",
+                          colorbar_label="PE[pos, j]")
 
 
 @table("fact_check_doubled_wavelengths",

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..style import heatmap_panels
 
 D_MODEL, VOCAB, SEQ_LEN, SEED = 512, 1000, 24, 0
 FIG_D_MODEL = 48
@@ -64,13 +64,5 @@ def _():
 def _(theme):
     _, scaled, pe = _rows(FIG_D_MODEL, SEQ_LEN)
     panels = [("E[token] · √d_model", scaled), ("+ PE[pos]", pe), ("= model input", scaled + pe)]
-    fig = new_figure(7.4, 3.3)
-    axes = fig.subplots(1, 3, sharey=True)
-    for ax, (title, data) in zip(axes, panels):
-        image = ax.imshow(data, aspect="auto", cmap=theme.diverging, vmin=-2.5, vmax=2.5,
-                          interpolation="nearest")
-        ax.set_title(title)
-        ax.set_xlabel("dimension j")
-    axes[0].set_ylabel("position pos")
-    fig.colorbar(image, ax=axes, shrink=0.9, label="value")
-    return fig
+    return heatmap_panels(theme, panels, vmin=-2.5, vmax=2.5, xlabel="dimension j",
+                          colorbar_label="value", width=7.4)
