@@ -33,7 +33,7 @@ def _session(block):
 
 
 def _needs_torch(block) -> bool:
-    return bool(re.search(r"^\s*(import torch|from torch)", block.source, re.M))
+    return bool(re.search(r"^\s*(?:>>>\s*)?(?:import torch|from torch)\b", block.source, re.M))
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,15 @@ def test_example(block):
 
 def test_pages_have_examples():
     assert len(BLOCKS) >= 5, "the page harness found suspiciously few examples"
+
+
+@pytest.mark.parametrize(
+    "source, needs",
+    [(">>> import torch\n", True), ("import torch.nn as nn\n", True),
+     ("    from torch import nn\n", True), (">>> import torchvision\n", False),
+     ("x = 1  # import torch later\n", False)],
+)
+def test_torch_blocks_are_recognised(source, needs):
+    from pages import Block
+
+    assert _needs_torch(Block(DOCS, 1, "pycon", source)) is needs
