@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set up, build, serve and test the book with one command each.
 
-    python3 scripts/book.py serve   # build the site and serve it on http://127.0.0.1:8000
+    python3 scripts/book.py serve   # build the site and serve it on http://127.0.0.1:8000/pe_explained/
     python3 scripts/book.py build   # build the site into site/ (strict: any warning fails)
     python3 scripts/book.py test    # run every test
 
