@@ -1,10 +1,12 @@
 """The command line: ``python -m pe_explained`` (or ``pe-explained``).
 
-Three commands:
+Two commands:
 
 * ``table``   prints the sinusoidal encoding as a table of numbers;
-* ``heatmap`` prints it as text, one character per value;
-* ``figure``  writes any figure of the book as SVG (``--list`` names them).
+* ``heatmap`` prints it as text, one character per value.
+
+They need numpy alone. The book's figures are drawn by the book's own command
+line (``python -m pe_book figure``, in a clone of the book), which needs matplotlib.
 
 Bad arguments end with a one-line ``error: …`` on stderr and exit status 2,
 never a traceback.
@@ -14,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-
 import numpy as np
 
 from . import __version__
@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pe_explained",
         description="Positional encodings from the command line: print the sinusoidal "
-                    "table, draw it as text, or write any figure of the book.",
+                    "table or draw it as text.",
     )
     parser.add_argument("--version", action="version", version=f"pe_explained {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -108,38 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
                                               f"at -1 to '{HEATMAP_CHARS[-1]}' at +1.")
     _add_encoding_options(heatmap, positions=16, d_model=32)
 
-    fig = commands.add_parser("figure", help="write a figure of the book as SVG",
-                              description="Write the registered figure NAME as an SVG "
-                                          "file, or list the names with --list.")
-    fig.add_argument("name", nargs="?", metavar="NAME", help="figure name (see --list)")
-    fig.add_argument("--out", type=Path, metavar="FILE", help="where to write the SVG")
-    fig.add_argument("--theme", choices=("light", "dark"), default="light",
-                     help="colours for a light or a dark page (default light)")
-    fig.add_argument("--list", action="store_true", help="list the figure names and exit")
     return parser
 
 
-def _run_figure(args) -> str:
-    from .book import FIGURES, load_all
-
-    load_all()
-    if args.list:
-        return "\n".join(sorted(FIGURES))
-    if args.name is None or args.out is None:
-        raise ValueError("figure needs a NAME and --out FILE (or --list)")
-    if args.name not in FIGURES:
-        raise ValueError(f"unknown figure {args.name!r}; `figure --list` shows the names")
-    from .book.render import render_svg, svg_size
-
-    svg = render_svg(args.name, args.theme)
-    args.out.write_bytes(svg)
-    width, height = svg_size(svg)
-    return f"wrote {args.out} ({args.name}, {args.theme} theme, {width}×{height} px)"
-
-
 def _run(args) -> str:
-    if args.command == "figure":
-        return _run_figure(args)
     pe = sinusoidal(args.positions, args.d_model, base=args.base, layout=args.layout)
     if args.command == "table":
         return format_table(pe, args.precision)

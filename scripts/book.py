@@ -6,7 +6,9 @@
     python3 scripts/book.py test    # run every test
 
 Each command first makes sure ``.venv`` exists and holds exactly the packages in
-requirements.txt plus this package (editable). The set-up is skipped when
+requirements.txt, the library ``pe_explained`` (editable) and the book's own
+package ``pe_book`` (importable from this folder through a ``.pth`` file: it is
+never part of the installed library). The set-up is skipped when
 requirements.txt and pyproject.toml have not changed since the last one.
 Needs only Python >= 3.11; extra arguments are passed on to mkdocs or pytest.
 """
@@ -24,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".book-setup"
+#: Bumped when the set-up itself changes, so that existing venvs are set up again.
+SETUP_VERSION = "2"
 
 
 def _say(message: str) -> None:
@@ -31,7 +35,7 @@ def _say(message: str) -> None:
 
 
 def _fingerprint() -> str:
-    digest = hashlib.sha256(sys.version.encode())
+    digest = hashlib.sha256(f"{sys.version} setup {SETUP_VERSION}".encode())
     for name in ("requirements.txt", "pyproject.toml"):
         digest.update((ROOT / name).read_bytes())
     return digest.hexdigest()
@@ -53,6 +57,16 @@ def setup() -> None:
     subprocess.run(
         [*pip, "install", "--no-deps", "--no-build-isolation", "-e", str(ROOT)], check=True
     )
+    # The book's package (pe_book/) is imported by the MkDocs hook, the notebooks and the
+    # tests, but it is not part of the library's distribution: a .pth file puts this
+    # folder on the venv's path instead.
+    purelib = subprocess.run(
+        [str(BIN / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(purelib) / "pe_book.pth").write_text(f"{ROOT}\n")
     STAMP.write_text(wanted)
     _say("set-up done")
 

@@ -1,7 +1,7 @@
-"""MkDocs hooks: thin glue between MkDocs and :mod:`pe_explained.book`.
+"""MkDocs hooks: thin glue between MkDocs and :mod:`pe_book`.
 
-* ``on_config`` drops cached ``pe_explained`` modules, so ``mkdocs serve``
-  picks up edits to the library.
+* ``on_config`` drops cached ``pe_explained`` and ``pe_book`` modules, so
+  ``mkdocs serve`` picks up edits to the library and the book.
 * ``on_files`` renders every registered figure (light and dark SVG, cached by
   a content hash) and adds them to the site, so ``--strict`` checks links to them.
 * ``on_page_markdown`` expands ``{{ figure: … }}``, ``{{ table: … }}``,
@@ -29,11 +29,11 @@ _sizes: dict[str, tuple[int, int]] = {}
 
 
 def _book(module: str):
-    return importlib.import_module(f"pe_explained.book.{module}")
+    return importlib.import_module(f"pe_book.{module}")
 
 
 def on_config(config):
-    for name in [m for m in sys.modules if m == "pe_explained" or m.startswith("pe_explained.")]:
+    for name in [m for m in sys.modules if m.split(".")[0] in ("pe_explained", "pe_book")]:
         del sys.modules[name]
     _book("notebooks").configure_jupyter(config)
     return config

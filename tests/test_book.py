@@ -7,10 +7,10 @@ import re
 import matplotlib
 import pytest
 
-from pe_explained.book import FIGURES, TABLES, VALUES, load_all
-from pe_explained.book.references import REFERENCES
-from pe_explained.book.render import format_cell, render_svg, svg_size, table_markdown
-from pe_explained.book.site import BookError, expand_shortcodes, render_math
+from pe_book import FIGURES, TABLES, VALUES, load_all
+from pe_book.references import REFERENCES
+from pe_book.render import format_cell, render_svg, svg_size, table_markdown
+from pe_book.site import BookError, expand_shortcodes, render_math
 
 matplotlib.use("Agg")
 load_all()

@@ -119,7 +119,7 @@ def test_palette_toggle_switches_figure_variants(crawl, scheme):
 
 
 def test_dark_background_is_what_dark_figures_are_drawn_for(crawl):
-    from pe_explained.book.style import THEMES
+    from pe_book.style import THEMES
 
     for scheme in SCHEMES:
         want = THEMES[scheme].background.lstrip("#")

@@ -11,16 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import pe_book.cli
 from pe_explained import sinusoidal
-from pe_explained.cli import HEATMAP_CHARS, format_table, main, text_heatmap
+from pe_explained.cli import HEATMAP_CHARS, build_parser, format_table, main, text_heatmap
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "practice" / "cli.md"
 
 
-def run(argv, capsys):
-    """Exit status and (stdout, stderr) of ``main(argv)``; argparse errors exit via SystemExit."""
+def run(argv, capsys, entry=main):
+    """Exit status and (stdout, stderr) of ``entry(argv)``; argparse errors exit via SystemExit."""
     try:
-        status = main(argv)
+        status = entry(argv)
     except SystemExit as exc:
         status = exc.code
     out, err = capsys.readouterr()
@@ -56,12 +57,21 @@ def test_heatmap_maps_values_to_characters(capsys):
      (["table", "--positions", "-3"], "error: positions as a count must be >= 0"),
      (["table", "--base", "1"], "error: base must be > 1"),
      (["table", "--precision", "-1"], "error: precision must be >= 0"),
-     (["heatmap", "--base", "nan"], "error: base must be finite"),
-     (["figure", "no_such_figure", "--out", "x.svg"], "error: unknown figure 'no_such_figure'"),
-     (["figure", "--out", "x.svg"], "error: figure needs a NAME")],
+     (["heatmap", "--base", "nan"], "error: base must be finite")],
 )
 def test_library_errors_are_one_line_and_exit_2(argv, message, capsys):
     status, out, err = run(argv, capsys)
+    assert status == 2 and out == ""
+    assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["figure", "no_such_figure", "--out", "x.svg"], "error: unknown figure 'no_such_figure'"),
+     (["figure", "--out", "x.svg"], "error: figure needs a NAME")],
+)
+def test_book_errors_are_one_line_and_exit_2(argv, message, capsys):
+    status, out, err = run(argv, capsys, entry=pe_book.cli.main)
     assert status == 2 and out == ""
     assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
 
@@ -76,24 +86,33 @@ def test_syntax_errors_exit_2_with_usage(argv, capsys):
 def test_help_documents_every_option(capsys):
     for command, options in [("table", ["--positions", "--d-model", "--base", "--layout",
                                         "--precision"]),
-                             ("heatmap", ["--positions", "--d-model", "--base", "--layout"]),
-                             ("figure", ["--out", "--theme", "--list", "NAME"])]:
+                             ("heatmap", ["--positions", "--d-model", "--base", "--layout"])]:
         status, out, _ = run([command, "--help"], capsys)
         assert status == 0
         for option in options:
             assert option in out, (command, option)
+    status, out, _ = run(["figure", "--help"], capsys, entry=pe_book.cli.main)
+    assert status == 0
+    for option in ["--out", "--theme", "--list", "NAME"]:
+        assert option in out, ("figure", option)
+
+
+def test_library_command_has_no_figure():
+    """Drawing needs matplotlib, which the library does not depend on."""
+    assert "figure" not in build_parser().format_help()
 
 
 def test_figure_list_and_write(tmp_path, capsys):
-    from pe_explained.book import FIGURES, load_all
-    from pe_explained.book.render import render_svg
+    from pe_book import FIGURES, load_all
+    from pe_book.render import render_svg
 
     load_all()
-    status, out, _ = run(["figure", "--list"], capsys)
+    status, out, _ = run(["figure", "--list"], capsys, entry=pe_book.cli.main)
     assert status == 0 and out.split() == sorted(FIGURES)
     name = "sinusoidal_waves"
     target = tmp_path / "waves.svg"
-    status, out, _ = run(["figure", name, "--out", str(target), "--theme", "dark"], capsys)
+    argv = ["figure", name, "--out", str(target), "--theme", "dark"]
+    status, out, _ = run(argv, capsys, entry=pe_book.cli.main)
     assert status == 0 and out.startswith(f"wrote {target} ({name}, dark theme")
     assert target.read_bytes() == render_svg(name, "dark")
 
@@ -103,6 +122,12 @@ def test_module_entry_point_runs():
                            "--d-model", "2"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and done.stdout.split() == ["pos", "dim0", "dim1", "0", "0.0000",
                                                             "1.0000"]
+
+
+def test_book_entry_point_runs():
+    done = subprocess.run([sys.executable, "-m", "pe_book", "figure", "--list"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "sinusoidal_heatmap" in done.stdout.split()
 
 
 def page_commands() -> list[tuple[str, str]]:
@@ -123,10 +148,12 @@ def test_the_page_shows_commands():
 @pytest.mark.parametrize("command, expected", page_commands(), ids=[c for c, _ in page_commands()])
 def test_page_console_output_is_real(command, expected, tmp_path, monkeypatch, capsys):
     words = shlex.split(command)
-    prefix = 3 if words[:3] == ["python", "-m", "pe_explained"] else 1
-    assert words[:prefix] in (["python", "-m", "pe_explained"], ["pe-explained"]), command
+    entries = {("python", "-m", "pe_explained"): main, ("pe-explained",): main,
+               ("python", "-m", "pe_book"): pe_book.cli.main}
+    prefix = next((p for p in entries if tuple(words[:len(p)]) == p), None)
+    assert prefix is not None, command
     monkeypatch.chdir(tmp_path)  # figures are written here, not into the repository
     monkeypatch.setenv("COLUMNS", "80")  # argparse wraps usage text to the terminal width
-    _, out, err = run(words[prefix:], capsys)
+    _, out, err = run(words[len(prefix):], capsys, entry=entries[prefix])
     shown = "\n".join(line.rstrip() for line in (out + err).splitlines())
     assert shown == expected.rstrip("\n"), f"the page shows other output for: {command}"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pe_explained.book.notebooks import (
+from pe_book.notebooks import (
     download_name,
     finish_html,
     is_notebook,
@@ -24,7 +24,7 @@ from pe_explained.book.notebooks import (
     read_notebook,
     relative_url,
 )
-from pe_explained.book.site import BookError
+from pe_book.site import BookError
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from browser_support import PRINT_PAGE, built_site, pages_of
-from pe_explained.book.style import THEMES
+from pe_book.style import THEMES
 
 # --- contrast (WCAG 2.x) ------------------------------------------------------------------
 

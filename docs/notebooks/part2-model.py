@@ -25,7 +25,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from pe_explained.book.notebooks import use_notebook_style
+from pe_book.notebooks import use_notebook_style
 from pe_explained.layer import SinusoidalPositionalEncoding, TokenEmbedding, transformer_shapes
 from pe_explained.learned import LearnedPositionalEmbedding, learned_parameter_count
 from pe_explained.relative import relative_distances, shaw_attention, shaw_relative_index

@@ -35,7 +35,7 @@ from pe_explained import (
     rope_frequencies,
     t5_relative_bucket,
 )
-from pe_explained.book.notebooks import use_notebook_style
+from pe_book.notebooks import use_notebook_style
 
 use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)

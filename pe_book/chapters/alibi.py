@@ -5,8 +5,8 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 
-from ...alibi import alibi_bias, alibi_slopes
-from ...attention import softmax
+from pe_explained.alibi import alibi_bias, alibi_slopes
+from pe_explained.attention import softmax
 from .. import Table, figure, table, value
 from ..style import new_figure
 

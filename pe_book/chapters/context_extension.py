@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...rope import ntk_aware_base, rope_frequencies, rope_wavelengths, yarn_correction_range
+from pe_explained.rope import ntk_aware_base, rope_frequencies, rope_wavelengths, yarn_correction_range
 from .. import Table, figure, table, value
 from ..style import new_figure
 

@@ -1,6 +1,6 @@
 """The book's build-time assets: registries of figures, tables and prose values.
 
-Every chapter of the book has one module in :mod:`pe_explained.book.chapters`
+Every chapter of the book has one module in :mod:`pe_book.chapters`
 that registers what its page shows::
 
     @figure("sinusoidal_heatmap", alt="…", caption="…")

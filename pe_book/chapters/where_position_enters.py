@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...layer import transformer_shapes
+from pe_explained.layer import transformer_shapes
 from .. import Table, figure, table
 from ..style import new_figure
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...nope import nope_position_signal, recover_positions
-from ...xpos import expected_rotary_score, xpos_zeta
+from pe_explained.nope import nope_position_signal, recover_positions
+from pe_explained.xpos import expected_rotary_score, xpos_zeta
 from .. import Table, figure, table, value
 from ..style import new_figure
 

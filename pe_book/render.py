@@ -3,7 +3,7 @@
 SVG output is byte-identical for identical sources: matplotlib's hash salt is
 fixed and the date metadata removed. Rendered figures are cached on disk under
 a key made from the figure's name, the theme, every source file of the
-package and the versions of numpy and matplotlib, so a rebuild with nothing
+library and of the book and the versions of numpy and matplotlib, so a rebuild with nothing
 changed renders nothing.
 """
 
@@ -22,22 +22,26 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 
+import pe_explained
+
 from . import FIGURES, TABLES, Table, load_all
 from .style import THEMES
 
 __all__ = ["render_svg", "render_all_figures", "svg_size", "table_markdown", "format_cell"]
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent
+#: The packages whose sources decide what a figure looks like: the library and the book.
+SOURCE_DIRS = (Path(pe_explained.__file__).resolve().parent, Path(__file__).resolve().parent)
 
 
 @lru_cache(maxsize=1)
 def source_fingerprint() -> str:
-    """A hash of every source file of the package and the versions that draw figures."""
+    """A hash of every source file of the library and the book, and the versions that draw."""
     digest = hashlib.sha256()
     digest.update(f"numpy {np.__version__} matplotlib {matplotlib.__version__}".encode())
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
-        digest.update(path.read_bytes())
+    for root in SOURCE_DIRS:
+        for path in sorted(root.rglob("*.py")):
+            digest.update(f"{root.name}/{path.relative_to(root).as_posix()}".encode())
+            digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...learned import learned_parameter_count
-from ...rope import rope_frequencies
+from pe_explained.learned import learned_parameter_count
+from pe_explained.rope import rope_frequencies
 from .. import Table, table, value
 
 D_MODEL, NUM_HEADS, NUM_LAYERS, SEQ_LEN, T5_BUCKETS = 4096, 32, 32, 4096, 32

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...rope import apply_rope, rope_decay_bound, rope_frequencies, rope_wavelengths
+from pe_explained.rope import apply_rope, rope_decay_bound, rope_frequencies, rope_wavelengths
 from .. import figure, value
 from ..style import new_figure
 

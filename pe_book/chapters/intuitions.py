@@ -7,8 +7,8 @@ from functools import lru_cache
 import numpy as np
 from matplotlib import colormaps
 
-from ... import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
-from ...naive import binary_encoding, closest_position, neighbour_distances
+from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from pe_explained.naive import binary_encoding, closest_position, neighbour_distances
 from .. import Table, figure, table, value
 from ..style import new_figure
 

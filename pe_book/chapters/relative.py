@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...relative import TERM_NAMES, relative_distances, shaw_relative_index, transformer_xl_terms
+from pe_explained.relative import TERM_NAMES, relative_distances, shaw_relative_index, transformer_xl_terms
 from .. import figure
 from ..style import new_figure
 

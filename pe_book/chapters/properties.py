@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import sinusoidal
-from ...properties import (
+from pe_explained import sinusoidal
+from pe_explained.properties import (
     difference_cosine,
     distance_by_offset,
     dot_product_by_offset,

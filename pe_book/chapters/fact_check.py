@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import sinusoidal, sinusoidal_wavelengths
-from ...learned import learned_parameter_count
-from ...pitfalls import (
+from pe_explained import sinusoidal, sinusoidal_wavelengths
+from pe_explained.learned import learned_parameter_count
+from pe_explained.pitfalls import (
     doubled_exponent_frequencies,
     sinusoidal_doubled_exponent,
     sum_rule_errors,
     wrong_layout_lookup,
 )
-from ...properties import cycles_within, distance_by_offset, first_distance_decrease
+from pe_explained.properties import cycles_within, distance_by_offset, first_distance_decrease
 from .. import Table, figure, table, value
 from ..style import heatmap_panels, new_figure
 

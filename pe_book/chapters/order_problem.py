@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import sinusoidal
-from ...attention import attention_weights, self_attention, toy_embeddings
+from pe_explained import sinusoidal
+from pe_explained.attention import attention_weights, self_attention, toy_embeddings
 from .. import Table, figure, table, value
 from ..style import new_figure
 

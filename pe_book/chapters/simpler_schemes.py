@@ -7,9 +7,9 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.ticker import MaxNLocator, NullLocator
 
-from ... import sinusoidal
-from ...attention import toy_embeddings
-from ...naive import (
+from pe_explained import sinusoidal
+from pe_explained.attention import toy_embeddings
+from pe_explained.naive import (
     binary_encoding,
     closest_position,
     distances_from,

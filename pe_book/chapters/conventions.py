@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import sinusoidal
-from ...conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
-from ...rope import apply_rope, interleaved_to_halves_permutation, rope_frequencies
+from pe_explained import sinusoidal
+from pe_explained.conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
+from pe_explained.rope import apply_rope, interleaved_to_halves_permutation, rope_frequencies
 from .. import Table, table, value
 
 D_MODEL, NUM_TOKENS, PADDING_IDX = 512, 1024, 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import sinusoidal
-from ...learned import LearnedPositionalEmbedding, learned_parameter_count
+from pe_explained import sinusoidal
+from pe_explained.learned import LearnedPositionalEmbedding, learned_parameter_count
 from .. import Table, figure, table, value
 from ..style import new_figure
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...layer import SinusoidalPositionalEncoding, TokenEmbedding
+from pe_explained.layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .. import Table, figure, table, value
 from ..style import heatmap_panels
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from .. import Table, figure, table, value
 from ..style import new_figure
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...t5 import t5_relative_bucket
+from pe_explained.t5 import t5_relative_bucket
 from .. import Table, figure, table, value
 from ..style import new_figure
 

@@ -7,9 +7,9 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.ticker import NullLocator
 
-from ... import sinusoidal
-from ...attention import self_attention, toy_embeddings
-from ...embedding import (
+from pe_explained import sinusoidal
+from pe_explained.attention import self_attention, toy_embeddings
+from pe_explained.embedding import (
     cosine_matrix,
     cosine_similarity,
     embed_with_positions,
