@@ -95,14 +95,16 @@ def use_notebook_style() -> None:
     from .style import THEMES
 
     matplotlib.rcParams.update(THEMES["light"].rc)
-    matplotlib.rcParams.update({
-        "figure.facecolor": "white",
-        "axes.facecolor": "white",
-        "savefig.facecolor": "white",
-        "savefig.transparent": False,
-        "figure.constrained_layout.use": True,
-        "figure.dpi": 100,
-    })
+    matplotlib.rcParams.update(
+        {
+            "figure.facecolor": "white",
+            "axes.facecolor": "white",
+            "savefig.facecolor": "white",
+            "savefig.transparent": False,
+            "figure.constrained_layout.use": True,
+            "figure.dpi": 100,
+        }
+    )
 
 
 def configure_jupyter(config) -> None:
@@ -151,8 +153,9 @@ def start_executing(files, config) -> None:
     sources = [f.abs_src_path for f in files if is_notebook(f.src_uri)]
     jobs = {}
     for source in sources:
-        cache = _get_cache_path(plugin.config["cache_dir"],
-                                _compute_cache_key(source, plugin.config, True))
+        cache = _get_cache_path(
+            plugin.config["cache_dir"], _compute_cache_key(source, plugin.config, True)
+        )
         if not cache.exists():
             jobs[source] = cache
     if not jobs:
@@ -194,8 +197,9 @@ def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
     toc_tokens, title = _get_nb_toc_tokens(source, options["toc_depth"])
     cache.parent.mkdir(parents=True, exist_ok=True)
     partial = cache.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    partial.write_text(json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}),
-                       encoding="utf-8")
+    partial.write_text(
+        json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8"
+    )
     partial.replace(cache)
 
 
@@ -214,8 +218,12 @@ def finish_page(html: str, page, config, files) -> str:
     for part in (html, page.file.src_uri, page.url, site_url, repr(sorted(page_urls.items()))):
         digest.update(b"\0" + part.encode())
     digest.update(source)
-    cache = (Path(config.config_file_path).resolve().parent / ".cache" / "notebook-pages"
-             / f"{digest.hexdigest()[:32]}.html")
+    cache = (
+        Path(config.config_file_path).resolve().parent
+        / ".cache"
+        / "notebook-pages"
+        / f"{digest.hexdigest()[:32]}.html"
+    )
     if cache.exists():
         return cache.read_text(encoding="utf-8")
     finished = finish_html(
@@ -236,8 +244,9 @@ def finish_page(html: str, page, config, files) -> str:
 _INLINED = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.S | re.I)
 
 
-def finish_html(html: str, notebook, *, page: str, page_url: str, site_url: str,
-                page_urls: dict[str, str]) -> str:
+def finish_html(
+    html: str, notebook, *, page: str, page_url: str, site_url: str, page_urls: dict[str, str]
+) -> str:
     """The page HTML of an executed notebook, trimmed, made stable and checked.
 
     Parameters
@@ -280,7 +289,7 @@ def finish_html(html: str, notebook, *, page: str, page_url: str, site_url: str,
         raise BookError(
             f"{page}: the page shows {len(cells)} cells, the notebook has {len(notebook.cells)}"
         )
-    for div, cell in zip(cells, notebook.cells):
+    for div, cell in zip(cells, notebook.cells, strict=True):
         div["id"] = cell["id"]
         images = div.select(".jp-OutputArea-output img")
         if not images:
@@ -358,15 +367,14 @@ def _url_aliases(page_urls: dict[str, str]) -> dict[str, str]:
     return aliases
 
 
-def _local_link(href: str, page: str, page_url: str, site_url: str,
-                aliases: dict[str, str]) -> str:
+def _local_link(href: str, page: str, page_url: str, site_url: str, aliases: dict[str, str]) -> str:
     """A link to the published book made relative to the page; other links unchanged."""
     from .site import BookError
 
     base = site_url.rstrip("/") + "/"
     if not href.startswith(base):
         return href
-    target, _, fragment = href[len(base):].partition("#")
+    target, _, fragment = href[len(base) :].partition("#")
     if target not in aliases:
         raise BookError(f"{page}: link to {href} is not a page of the book")
     return relative_url(aliases[target], page_url) + (f"#{fragment}" if fragment else "")

@@ -142,13 +142,17 @@ def table_markdown(name: str) -> str:
         if len(row) != len(columns):
             raise ValueError(f"table {name!r} row {i} has {len(row)} cells, not {len(columns)}")
     cells = [
-        [format_cell(v, tab.formats.get(c, tab.default_format)) for c, v in zip(columns, row)]
+        [
+            format_cell(v, tab.formats.get(c, tab.default_format))
+            for c, v in zip(columns, row, strict=True)
+        ]
         for row in tab.rows
     ]
     numeric = [
         all(not isinstance(row[j], str) for row in tab.rows) if tab.rows else False
         for j in range(len(columns))
     ]
+
     def escape(text: str) -> str:
         return text.replace("|", "\\|")
 

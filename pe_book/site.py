@@ -44,8 +44,7 @@ def figure_markdown(name: str, page: str, sizes: dict[str, tuple[int, int]]) -> 
     for theme in ("light", "dark"):
         src = _relative(f"{FIGURE_DIR}/{name}-{theme}.svg", page)
         images.append(
-            f'![{alt}]({src}#only-{theme}){{ width="{width}" height="{height}" '
-            f'loading="lazy" }}'
+            f'![{alt}]({src}#only-{theme}){{ width="{width}" height="{height}" loading="lazy" }}'
         )
     caption = f"\n  <figcaption>{spec.caption}</figcaption>" if spec.caption else ""
     return (
@@ -69,24 +68,20 @@ def reference_item(key: str) -> str:
 
 def references_markdown(keys: list[str], page: str) -> str:
     link = _relative(BIBLIOGRAPHY_PAGE, page)
-    return "\n".join(
-        f"- {reference_item(k)} [↗ bibliography]({link}#{k})" for k in keys
-    )
+    return "\n".join(f"- {reference_item(k)} [↗ bibliography]({link}#{k})" for k in keys)
 
 
 def bibliography() -> str:
     """Every reference, sorted by first author and year, each with an anchor."""
     items = sorted(REFERENCES.items(), key=lambda kv: (kv[1].authors.lower(), kv[1].year))
-    return "\n".join(f"- <span id=\"{k}\"></span>{reference_item(k)}" for k, _ in items)
+    return "\n".join(f'- <span id="{k}"></span>{reference_item(k)}' for k, _ in items)
 
 
 def _split_keys(argument: str) -> list[str]:
     return [k.strip() for k in argument.split(",") if k.strip()]
 
 
-def expand_shortcodes(
-    markdown: str, page: str, figure_sizes: dict[str, tuple[int, int]]
-) -> str:
+def expand_shortcodes(markdown: str, page: str, figure_sizes: dict[str, tuple[int, int]]) -> str:
     """Replace every ``{{ kind: argument }}`` outside code fences.
 
     ``figure_sizes`` maps figure names to the CSS pixel size of their SVG.
@@ -135,7 +130,7 @@ def expand_shortcodes(
                 fence = None
         elif fence is None:
             indent = line[: len(line) - len(line.lstrip())]
-            line = SHORTCODE.sub(lambda m: replace(m).replace("\n", "\n" + indent), line)
+            line = SHORTCODE.sub(lambda m, pad=indent: replace(m).replace("\n", "\n" + pad), line)
         out.append(line)
     return "".join(out)
 

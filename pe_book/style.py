@@ -90,17 +90,27 @@ def new_figure(width: float = 7.0, height: float = 3.6, **kwargs) -> Figure:
     return Figure(figsize=(width, height), layout="constrained", **kwargs)
 
 
-def heatmap_panels(theme: Theme, panels, *, vmin: float, vmax: float, xlabel: str,
-                   colorbar_label: str, width: float = 7.0, height: float = 3.3) -> Figure:
+def heatmap_panels(
+    theme: Theme,
+    panels,
+    *,
+    vmin: float,
+    vmax: float,
+    xlabel: str,
+    colorbar_label: str,
+    width: float = 7.0,
+    height: float = 3.3,
+) -> Figure:
     """Tables side by side as heatmaps (rows = positions) sharing one diverging colour bar.
 
     ``panels`` is a sequence of ``(title, 2-D array)``.
     """
     fig = new_figure(width, height)
     axes = fig.subplots(1, len(panels), sharey=True)
-    for ax, (title, data) in zip(axes, panels):
-        image = ax.imshow(data, aspect="auto", cmap=theme.diverging, vmin=vmin, vmax=vmax,
-                          interpolation="nearest")
+    for ax, (title, data) in zip(axes, panels, strict=True):
+        image = ax.imshow(
+            data, aspect="auto", cmap=theme.diverging, vmin=vmin, vmax=vmax, interpolation="nearest"
+        )
         ax.set_title(title)
         ax.set_xlabel(xlabel)
     axes[0].set_ylabel("position pos")

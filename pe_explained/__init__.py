@@ -9,6 +9,14 @@ from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_ti
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .learned import LearnedPositionalEmbedding, learned_parameter_count
 from .nope import nope_position_signal, recover_positions, uniform_attention
+from .relative import (
+    four_term_scores,
+    relative_distances,
+    relative_sinusoid,
+    shaw_attention,
+    shaw_relative_index,
+    transformer_xl_terms,
+)
 from .rope import (
     ROPE_TYPES,
     apply_rope,
@@ -20,14 +28,6 @@ from .rope import (
     yarn_correction_range,
 )
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
-from .relative import (
-    four_term_scores,
-    relative_distances,
-    relative_sinusoid,
-    shaw_attention,
-    shaw_relative_index,
-    transformer_xl_terms,
-)
 from .t5 import t5_relative_bucket
 from .xpos import expected_rotary_score, xpos_scale, xpos_zeta
 

@@ -66,9 +66,7 @@ def alibi_slopes(num_heads) -> np.ndarray:
     return np.concatenate([slopes, extra])
 
 
-def alibi_bias(
-    num_heads, query_len, key_len=None, *, causal=True, dtype=np.float32
-) -> np.ndarray:
+def alibi_bias(num_heads, query_len, key_len=None, *, causal=True, dtype=np.float32) -> np.ndarray:
     """The ALiBi bias added to every head's attention scores.
 
     Parameters
@@ -119,7 +117,9 @@ def alibi_bias(
     # starting at t = key_len − 1 − p_i, so that entry j is d = p_i − j.
     distance = np.arange(key_len - 1, -key_len, -1, dtype=work)
     if causal:
-        pattern = np.where(distance >= 0, 0.0 - distance, -np.inf).astype(work)  # +0.0 on the diagonal
+        pattern = np.where(distance >= 0, 0.0 - distance, -np.inf).astype(
+            work
+        )  # +0.0 on the diagonal
     else:
         pattern = 0.0 - np.abs(distance)
     windows = np.lib.stride_tricks.sliding_window_view(pattern, key_len)

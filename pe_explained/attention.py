@@ -102,4 +102,4 @@ def toy_embeddings(vocabulary, d_model, *, seed: int = 0, scale: float = 1.0) ->
         raise ValueError("vocabulary must not repeat a word")
     rng = np.random.default_rng(seed)
     vectors = rng.normal(0.0, scale / np.sqrt(d_model), size=(len(words), d_model))
-    return dict(zip(words, vectors))
+    return dict(zip(words, vectors, strict=True))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+
 import numpy as np
 
 from . import __version__
@@ -39,8 +40,9 @@ def format_table(pe: np.ndarray, precision: int = 4) -> str:
     """
     precision = check_int("precision", precision, minimum=0)
     if precision > 17:
-        raise ValueError(f"precision must be <= 17 (float64 has ~17 significant digits), "
-                         f"got {precision}")
+        raise ValueError(
+            f"precision must be <= 17 (float64 has ~17 significant digits), got {precision}"
+        )
 
     def number(v: float) -> str:
         text = f"{v:.{precision}f}"
@@ -49,8 +51,9 @@ def format_table(pe: np.ndarray, precision: int = 4) -> str:
     header = ["pos"] + [f"dim{j}" for j in range(pe.shape[1])]
     rows = [[str(p)] + [number(v) for v in row] for p, row in enumerate(pe.tolist())]
     widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(r, widths))
-                     for r in [header, *rows])
+    return "\n".join(
+        "  ".join(cell.rjust(w) for cell, w in zip(r, widths, strict=True)) for r in [header, *rows]
+    )
 
 
 def text_heatmap(values: np.ndarray, *, low=-1.0, high=1.0, chars=HEATMAP_CHARS) -> str:
@@ -70,42 +73,64 @@ def text_heatmap(values: np.ndarray, *, low=-1.0, high=1.0, chars=HEATMAP_CHARS)
     # level = floor((v - low) / (high - low) * levels), clipped to the ramp
     level = np.clip(np.floor((values - low) / (high - low) * levels), 0, levels - 1).astype(int)
     label_width = len(str(max(len(values) - 1, 0)))
-    return "\n".join(f"{p:>{label_width}} |{''.join(chars[k] for k in row)}|"
-                     for p, row in enumerate(level))
+    return "\n".join(
+        f"{p:>{label_width}} |{''.join(chars[k] for k in row)}|" for p, row in enumerate(level)
+    )
 
 
 def _add_encoding_options(parser: argparse.ArgumentParser, positions: int, d_model: int) -> None:
-    parser.add_argument("--positions", type=int, default=positions, metavar="N",
-                        help=f"number of positions, 0 … N-1 (default {positions})")
-    parser.add_argument("--d-model", type=int, default=d_model, metavar="D",
-                        help=f"width of the encoding, even (default {d_model})")
-    parser.add_argument("--base", type=float, default=10000.0,
-                        help="base of the frequency ladder (default 10000)")
-    parser.add_argument("--layout", choices=LAYOUTS, default="interleaved",
-                        help="interleaved: sin, cos, sin, … (the paper); "
-                             "halves: all sines, then all cosines (default interleaved)")
+    parser.add_argument(
+        "--positions",
+        type=int,
+        default=positions,
+        metavar="N",
+        help=f"number of positions, 0 … N-1 (default {positions})",
+    )
+    parser.add_argument(
+        "--d-model",
+        type=int,
+        default=d_model,
+        metavar="D",
+        help=f"width of the encoding, even (default {d_model})",
+    )
+    parser.add_argument(
+        "--base", type=float, default=10000.0, help="base of the frequency ladder (default 10000)"
+    )
+    parser.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default="interleaved",
+        help="interleaved: sin, cos, sin, … (the paper); "
+        "halves: all sines, then all cosines (default interleaved)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pe_explained",
         description="Positional encodings from the command line: print the sinusoidal "
-                    "table or draw it as text.",
+        "table or draw it as text.",
     )
     parser.add_argument("--version", action="version", version=f"pe_explained {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    table = commands.add_parser("table", help="print the sinusoidal encoding as numbers",
-                                description="Print PE[pos, dim] for every position and "
-                                            "dimension, one row per position.")
+    table = commands.add_parser(
+        "table",
+        help="print the sinusoidal encoding as numbers",
+        description="Print PE[pos, dim] for every position and dimension, one row per position.",
+    )
     _add_encoding_options(table, positions=8, d_model=8)
-    table.add_argument("--precision", type=int, default=4, metavar="P",
-                       help="decimal places (default 4)")
+    table.add_argument(
+        "--precision", type=int, default=4, metavar="P", help="decimal places (default 4)"
+    )
 
-    heatmap = commands.add_parser("heatmap", help="print the sinusoidal encoding as text",
-                                  description="One row per position, one character per "
-                                              f"dimension, from '{HEATMAP_CHARS[0]}' "
-                                              f"at -1 to '{HEATMAP_CHARS[-1]}' at +1.")
+    heatmap = commands.add_parser(
+        "heatmap",
+        help="print the sinusoidal encoding as text",
+        description="One row per position, one character per "
+        f"dimension, from '{HEATMAP_CHARS[0]}' "
+        f"at -1 to '{HEATMAP_CHARS[-1]}' at +1.",
+    )
     _add_encoding_options(heatmap, positions=16, d_model=32)
 
     return parser
@@ -115,7 +140,10 @@ def _run(args) -> str:
     pe = sinusoidal(args.positions, args.d_model, base=args.base, layout=args.layout)
     if args.command == "table":
         return format_table(pe, args.precision)
-    legend = f"'{HEATMAP_CHARS[0]}' = -1 … '{HEATMAP_CHARS[-1]}' = +1; columns = dimensions 0 … {args.d_model - 1}"
+    legend = (
+        f"'{HEATMAP_CHARS[0]}' = -1 … '{HEATMAP_CHARS[-1]}' = +1; "
+        f"columns = dimensions 0 … {args.d_model - 1}"
+    )
     return text_heatmap(pe) + "\n" + legend
 
 

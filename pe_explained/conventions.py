@@ -75,8 +75,9 @@ def tensor2tensor_timing_signal(length, channels, *, min_timescale=1.0, max_time
     min_timescale = check_float("min_timescale", min_timescale, greater_than=0.0)
     max_timescale = check_float("max_timescale", max_timescale)
     if max_timescale < min_timescale:
-        raise ValueError(f"max_timescale must be >= min_timescale ({min_timescale:g}), "
-                         f"got {max_timescale:g}")
+        raise ValueError(
+            f"max_timescale must be >= min_timescale ({min_timescale:g}), got {max_timescale:g}"
+        )
     num_timescales = channels // 2
     # log increment = log(max/min) / (num_timescales - 1); tensor2tensor guards 1 timescale
     increment = math.log(max_timescale / min_timescale) / max(num_timescales - 1, 1)
@@ -121,8 +122,9 @@ def fairseq_sinusoidal(num_embeddings, embedding_dim, *, padding_idx=None):
     if padding_idx is not None:
         padding_idx = check_int("padding_idx", padding_idx, minimum=0)
         if padding_idx >= num_embeddings:
-            raise ValueError(f"padding_idx must be < num_embeddings ({num_embeddings}), "
-                             f"got {padding_idx}")
+            raise ValueError(
+                f"padding_idx must be < num_embeddings ({num_embeddings}), got {padding_idx}"
+            )
         table[padding_idx] = 0.0
     return table
 
@@ -149,8 +151,9 @@ def fairseq_positions(is_token, *, padding_idx=1) -> np.ndarray:
     """
     mask = np.asarray(is_token)
     if mask.dtype != bool or mask.ndim != 1:
-        raise TypeError(f"is_token must be a boolean 1-D array, got dtype {mask.dtype} "
-                        f"and shape {mask.shape}")
+        raise TypeError(
+            f"is_token must be a boolean 1-D array, got dtype {mask.dtype} and shape {mask.shape}"
+        )
     padding_idx = check_int("padding_idx", padding_idx, minimum=0)
     # positions = cumsum(mask) * mask + padding_idx
     return np.cumsum(mask, dtype=np.int64) * mask + padding_idx

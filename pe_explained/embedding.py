@@ -45,7 +45,9 @@ def _vectors(name: str, value, *, ndim: int | None = 2) -> np.ndarray:
 
 def _same_shape(a_name: str, a: np.ndarray, b_name: str, b: np.ndarray) -> None:
     if a.shape != b.shape:
-        raise ValueError(f"{a_name} and {b_name} must have the same shape, got {a.shape} and {b.shape}")
+        raise ValueError(
+            f"{a_name} and {b_name} must have the same shape, got {a.shape} and {b.shape}"
+        )
 
 
 def dropout(x, rate, *, seed=0) -> np.ndarray:
@@ -108,7 +110,9 @@ def embed_with_positions(
     """
     e = _vectors("token_vectors", token_vectors)
     if not isinstance(scale_by_sqrt_d_model, (bool, np.bool_)):
-        raise TypeError(f"scale_by_sqrt_d_model must be True or False, got {scale_by_sqrt_d_model!r}")
+        raise TypeError(
+            f"scale_by_sqrt_d_model must be True or False, got {scale_by_sqrt_d_model!r}"
+        )
     n, d_model = e.shape
     pe = sinusoidal(n, d_model, base=base)
     scale = np.sqrt(d_model) if scale_by_sqrt_d_model else 1.0
@@ -131,7 +135,10 @@ def concatenate_positions(token_vectors, position_vectors) -> np.ndarray:
     e = _vectors("token_vectors", token_vectors)
     p = _vectors("position_vectors", position_vectors)
     if len(e) != len(p):
-        raise ValueError(f"token_vectors and position_vectors need the same number of rows, got {len(e)} and {len(p)}")
+        raise ValueError(
+            "token_vectors and position_vectors need the same number of rows, "
+            f"got {len(e)} and {len(p)}"
+        )
     return np.concatenate([e, p], axis=1)
 
 
@@ -163,7 +170,9 @@ def cosine_matrix(a, b) -> np.ndarray:
     """
     a, b = _vectors("a", a), _vectors("b", b)
     if a.shape[1] != b.shape[1]:
-        raise ValueError(f"a and b must have the same number of columns, got {a.shape} and {b.shape}")
+        raise ValueError(
+            f"a and b must have the same number of columns, got {a.shape} and {b.shape}"
+        )
     norm_a, norm_b = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
     if np.any(norm_a == 0) or np.any(norm_b == 0):
         raise ValueError("cosine similarity of a zero vector is undefined")

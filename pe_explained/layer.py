@@ -98,7 +98,7 @@ class PositionTable:
         return self.table[offset : offset + seq_len]
 
     def __call__(self, x, *, training=False, offset=0) -> np.ndarray:
-        """``dropout(x + table[offset : offset + seq_len])`` for x of shape (batch, seq_len, d_model).
+        """``dropout(x + table[offset : offset + seq_len])``, x of shape (batch, seq_len, d_model).
 
         Dropout is applied only when ``training`` is true, as in every framework.
         """
@@ -109,8 +109,10 @@ class PositionTable:
         return out
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(d_model={self.d_model}, max_len={self.max_len}, "
-                f"dropout={self.dropout:g})")
+        return (
+            f"{type(self).__name__}(d_model={self.d_model}, max_len={self.max_len}, "
+            f"dropout={self.dropout:g})"
+        )
 
 
 class SinusoidalPositionalEncoding(PositionTable):
@@ -144,8 +146,9 @@ class SinusoidalPositionalEncoding(PositionTable):
     ValueError: positions 0…16 exceed max_len=16: this layer has rows for positions 0…15 only
     """
 
-    def __init__(self, d_model, max_len, *, base=10000.0, dropout=0.0, seed=0,
-                 layout="interleaved"):
+    def __init__(
+        self, d_model, max_len, *, base=10000.0, dropout=0.0, seed=0, layout="interleaved"
+    ):
         d_model = check_positive_even_int("d_model", d_model)
         super().__init__(d_model, max_len, dropout=dropout, seed=seed)
         self.base = check_base("base", base)
@@ -170,7 +173,7 @@ class TokenEmbedding:
     def __init__(self, vocab_size, d_model, *, std=None, scale=True, seed=0):
         self.vocab_size = check_int("vocab_size", vocab_size, minimum=1)
         self.d_model = check_int("d_model", d_model, minimum=1)
-        std = self.d_model ** -0.5 if std is None else check_float("std", std, greater_than=0.0)
+        std = self.d_model**-0.5 if std is None else check_float("std", std, greater_than=0.0)
         self.std = std
         self.scale = bool(scale)
         rng = np.random.default_rng(check_int("seed", seed, minimum=0))
@@ -182,7 +185,9 @@ class TokenEmbedding:
         if ids.dtype == bool or ids.dtype.kind not in "iu":
             raise TypeError(f"token_ids must be integers, got dtype {ids.dtype}")
         if ids.ndim not in (1, 2):
-            raise ValueError(f"token_ids must have shape (batch, seq_len) or (seq_len,), got {ids.shape}")
+            raise ValueError(
+                f"token_ids must have shape (batch, seq_len) or (seq_len,), got {ids.shape}"
+            )
         if ids.size and (ids.min() < 0 or ids.max() >= self.vocab_size):
             raise ValueError(
                 f"token_ids must be in 0…{self.vocab_size - 1} (vocab_size={self.vocab_size}), "

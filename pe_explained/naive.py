@@ -33,7 +33,9 @@ def _integer_positions(name: str, value, *, below: int, limit_name: str) -> np.n
     """Positions that must be whole numbers smaller than ``below``."""
     pos = check_positions(name, value)
     if pos.dtype.kind == "f":
-        raise ValueError(f"{name} must be whole numbers for this encoding, got {pos[pos % 1 != 0][0]}")
+        raise ValueError(
+            f"{name} must be whole numbers for this encoding, got {pos[pos % 1 != 0][0]}"
+        )
     if pos.size and pos.max() >= below:
         raise ValueError(f"{name} must be < {limit_name} = {below}, got {pos.max()}")
     return pos
@@ -164,7 +166,9 @@ def _table(name: str, value) -> np.ndarray:
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D table (positions × columns), got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a non-empty 2-D table (positions × columns), got shape {arr.shape}"
+        )
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return arr.astype(np.float64, copy=False)
@@ -220,7 +224,9 @@ def closest_position(table, reference=0, *, min_offset=1) -> tuple[int, float]:
     distances = distances_from(table, reference)
     far = np.abs(np.arange(len(table)) - reference) >= min_offset
     if not far.any():
-        raise ValueError(f"no row of the table is at least min_offset = {min_offset} from row {reference}")
+        raise ValueError(
+            f"no row of the table is at least min_offset = {min_offset} from row {reference}"
+        )
     candidates = np.flatnonzero(far)
     best = candidates[np.argmin(distances[candidates])]
     return int(best), float(distances[best])

@@ -78,7 +78,7 @@ def _relative_error(approx: np.ndarray, exact: np.ndarray) -> float:
 
 
 def sum_rule_errors(num_positions, num_offsets, d_model, *, base=10000.0) -> dict[str, float]:
-    """How well three rules predict ``PE(p + k)`` over every ``p < num_positions``, ``k < num_offsets``.
+    """How well three rules predict ``PE(p + k)``, every ``p < num_positions``, ``k < num_offsets``.
 
     Returns the relative error ``‖prediction − PE(p+k)‖ / ‖PE(p+k)‖`` (over all
     pairs ``(p, k)`` at once) of
@@ -105,8 +105,10 @@ def sum_rule_errors(num_positions, num_offsets, d_model, *, base=10000.0) -> dic
     num_offsets = check_int("num_offsets", num_offsets, minimum=1)
     d_model = check_positive_even_int("d_model", d_model)
     table = sinusoidal(num_positions + num_offsets - 1, d_model, base=base)
-    p, k = (g.ravel() for g in np.meshgrid(np.arange(num_positions), np.arange(num_offsets),
-                                           indexing="ij"))
+    p, k = (
+        g.ravel()
+        for g in np.meshgrid(np.arange(num_positions), np.arange(num_offsets), indexing="ij")
+    )
     target = table[p + k]
     naive = table[p] + table[k]
     features = np.hstack([table[p], table[k], np.ones((len(p), 1))])

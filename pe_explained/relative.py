@@ -46,8 +46,9 @@ def _real(name: str, value, ndim: int | tuple[int, ...]) -> np.ndarray:
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     allowed = (ndim,) if isinstance(ndim, int) else ndim
     if arr.ndim not in allowed:
-        raise ValueError(f"{name} must have {' or '.join(map(str, allowed))} dimensions, "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have {' or '.join(map(str, allowed))} dimensions, got shape {arr.shape}"
+        )
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return arr.astype(np.float64, copy=False)
@@ -134,13 +135,16 @@ def shaw_attention(x, w_q, w_k, w_v, rel_k, rel_v, *, causal=False, return_weigh
     rel_k, rel_v = _real("rel_k", rel_k, 2), _real("rel_v", rel_v, 2)
     d_model, d_z = w_q.shape
     if x.shape[-1] != d_model or w_k.shape != w_q.shape or w_v.shape[0] != d_model:
-        raise ValueError(f"w_q, w_k, w_v must have d_model={x.shape[-1]} rows and w_q, w_k the "
-                         f"same shape; got {w_q.shape}, {w_k.shape}, {w_v.shape}")
+        raise ValueError(
+            f"w_q, w_k, w_v must have d_model={x.shape[-1]} rows and w_q, w_k the "
+            f"same shape; got {w_q.shape}, {w_k.shape}, {w_v.shape}"
+        )
     if rel_k.shape[0] % 2 == 0 or rel_k.shape != (rel_k.shape[0], d_z):
         raise ValueError(f"rel_k must have shape (2k + 1, d_z={d_z}), got {rel_k.shape}")
     if rel_v.shape != (rel_k.shape[0], w_v.shape[1]):
-        raise ValueError(f"rel_v must have shape ({rel_k.shape[0]}, {w_v.shape[1]}), "
-                         f"got {rel_v.shape}")
+        raise ValueError(
+            f"rel_v must have shape ({rel_k.shape[0]}, {w_v.shape[1]}), got {rel_v.shape}"
+        )
     seq_len = x.shape[-2]
     index = shaw_relative_index(seq_len, seq_len, rel_k.shape[0] // 2)
     one_hot = np.eye(rel_k.shape[0])[index]  # (seq, seq, 2k+1): pair (i, j) uses row index_ij
@@ -200,23 +204,31 @@ def four_term_scores(e_q, e_k, r, w_q, w_k_content, w_k_position, u, v) -> dict[
     """
     e_q, e_k, r = _real("e_q", e_q, 2), _real("e_k", e_k, 2), _real("r", r, 3)
     w_q = _real("w_q", w_q, 2)
-    w_k_content, w_k_position = _real("w_k_content", w_k_content, 2), _real(
-        "w_k_position", w_k_position, 2)
+    w_k_content, w_k_position = (
+        _real("w_k_content", w_k_content, 2),
+        _real("w_k_position", w_k_position, 2),
+    )
     u, v = _real("u", u, (1, 2)), _real("v", v, (1, 2))
     d_model, head_dim = w_q.shape
     if w_k_content.shape != w_q.shape or w_k_position.shape != w_q.shape:
-        raise ValueError(f"w_q, w_k_content, w_k_position must share one shape, got {w_q.shape}, "
-                         f"{w_k_content.shape}, {w_k_position.shape}")
+        raise ValueError(
+            f"w_q, w_k_content, w_k_position must share one shape, got {w_q.shape}, "
+            f"{w_k_content.shape}, {w_k_position.shape}"
+        )
     if e_q.shape[1] != d_model or e_k.shape[1] != d_model:
-        raise ValueError(f"e_q and e_k must have d_model={d_model} columns, "
-                         f"got {e_q.shape} and {e_k.shape}")
+        raise ValueError(
+            f"e_q and e_k must have d_model={d_model} columns, got {e_q.shape} and {e_k.shape}"
+        )
     if r.shape != (e_q.shape[0], e_k.shape[0], d_model):
-        raise ValueError(f"r must have shape {(e_q.shape[0], e_k.shape[0], d_model)}, "
-                         f"got {r.shape}")
+        raise ValueError(
+            f"r must have shape {(e_q.shape[0], e_k.shape[0], d_model)}, got {r.shape}"
+        )
     for name, bias in (("u", u), ("v", v)):
         if bias.shape[-1] != head_dim or (bias.ndim == 2 and bias.shape[0] != e_q.shape[0]):
-            raise ValueError(f"{name} must have shape ({head_dim},) or "
-                             f"({e_q.shape[0]}, {head_dim}), got {bias.shape}")
+            raise ValueError(
+                f"{name} must have shape ({head_dim},) or "
+                f"({e_q.shape[0]}, {head_dim}), got {bias.shape}"
+            )
     q = e_q @ w_q  # (query, head)
     k_content = e_k @ w_k_content  # (key, head)
     k_position = r @ w_k_position  # (query, key, head)

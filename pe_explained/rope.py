@@ -23,7 +23,6 @@ than the dict, the dict here carries it explicitly (see the docstring).
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -59,12 +58,14 @@ ROPE_TYPES: dict[str, tuple[frozenset, frozenset]] = {
     "dynamic": (frozenset({"factor", "original_max_position_embeddings"}), frozenset()),
     "yarn": (
         frozenset({"factor", "original_max_position_embeddings"}),
-        frozenset({"attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
-                   "truncate"}),
+        frozenset(
+            {"attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate"}
+        ),
     ),
     "llama3": (
-        frozenset({"factor", "low_freq_factor", "high_freq_factor",
-                   "original_max_position_embeddings"}),
+        frozenset(
+            {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}
+        ),
         frozenset(),
     ),
     "longrope": (
@@ -120,8 +121,11 @@ def _factor(params: dict) -> float:
 
 
 def _context(params: dict) -> int:
-    return check_int("scaling['original_max_position_embeddings']",
-                     params["original_max_position_embeddings"], minimum=1)
+    return check_int(
+        "scaling['original_max_position_embeddings']",
+        params["original_max_position_embeddings"],
+        minimum=1,
+    )
 
 
 def _optional_float(params: dict, key: str, default, **bounds):
@@ -147,8 +151,15 @@ def _correction_range(head_dim, base, context, beta_fast, beta_slow, truncate):
     return max(low, 0), min(high, head_dim - 1)
 
 
-def yarn_correction_range(head_dim, *, base=10000.0, original_max_position_embeddings,
-                          beta_fast=32.0, beta_slow=1.0, truncate=True):
+def yarn_correction_range(
+    head_dim,
+    *,
+    base=10000.0,
+    original_max_position_embeddings,
+    beta_fast=32.0,
+    beta_slow=1.0,
+    truncate=True,
+):
     """The pairs between which YaRN's ramp runs, as Hugging Face computes them.
 
     Pairs whose wavelength fits more than ``beta_fast`` times into the original
@@ -168,8 +179,9 @@ def yarn_correction_range(head_dim, *, base=10000.0, original_max_position_embed
     """
     head_dim = check_positive_even_int("head_dim", head_dim)
     base = check_base("base", base)
-    context = check_int("original_max_position_embeddings", original_max_position_embeddings,
-                        minimum=1)
+    context = check_int(
+        "original_max_position_embeddings", original_max_position_embeddings, minimum=1
+    )
     beta_fast = check_float("beta_fast", beta_fast, greater_than=0.0)
     beta_slow = check_float("beta_slow", beta_slow, greater_than=0.0)
     return _correction_range(head_dim, base, context, beta_fast, beta_slow, bool(truncate))
@@ -201,10 +213,12 @@ def _yarn(inv_freq, head_dim, base, params):
 
 def _llama3(inv_freq, params):
     factor, context = _factor(params), _context(params)
-    low_freq_factor = check_float("scaling['low_freq_factor']", params["low_freq_factor"],
-                                  greater_than=0.0)
-    high_freq_factor = check_float("scaling['high_freq_factor']", params["high_freq_factor"],
-                                   greater_than=0.0)
+    low_freq_factor = check_float(
+        "scaling['low_freq_factor']", params["low_freq_factor"], greater_than=0.0
+    )
+    high_freq_factor = check_float(
+        "scaling['high_freq_factor']", params["high_freq_factor"], greater_than=0.0
+    )
     if not high_freq_factor > low_freq_factor:
         raise ValueError(
             f"scaling['high_freq_factor'] must be > scaling['low_freq_factor'], got "
@@ -227,7 +241,9 @@ def _longrope(head_dim, base, params, seq_len):
     for key in ("short_factor", "long_factor"):
         values = params[key]
         if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
-            raise TypeError(f"scaling[{key!r}] must be a list of numbers, got {type(values).__name__}")
+            raise TypeError(
+                f"scaling[{key!r}] must be a list of numbers, got {type(values).__name__}"
+            )
         arr = np.asarray(values, dtype=np.float64)
         if arr.shape != (half,):
             raise ValueError(
@@ -474,15 +490,20 @@ def _phasors(positions: np.ndarray, inv_freq: np.ndarray, scale: float, dtype) -
         return out
     block = max(1, math.isqrt(int(positions.max()) + 1))
     low = _rotations(np.arange(block), inv_freq, conjugate=False).astype(dtype)
-    high = (scale * _rotations(np.arange(int(positions.max()) // block + 1) * block, inv_freq,
-                               conjugate=False)).astype(dtype)
+    high = (
+        scale
+        * _rotations(
+            np.arange(int(positions.max()) // block + 1) * block, inv_freq, conjugate=False
+        )
+    ).astype(dtype)
     if positions[0] == 0 and np.array_equal(positions, np.arange(n)):
         full, rest = divmod(n, block)
         out = np.empty((n, len(inv_freq)), dtype=dtype)
-        np.multiply(high[:full, None, :], low[None, :, :],
-                    out=out[: full * block].reshape(full, block, -1))
+        np.multiply(
+            high[:full, None, :], low[None, :, :], out=out[: full * block].reshape(full, block, -1)
+        )
         if rest:
-            np.multiply(high[full], low[:rest], out=out[full * block:])
+            np.multiply(high[full], low[:rest], out=out[full * block :])
         return out
     a, b = np.divmod(positions, block)
     return np.multiply(high[a], low[b])
@@ -497,8 +518,7 @@ def _cached_phasors(positions, inv_freq, scale, dtype) -> np.ndarray:
     A model rotates the queries and the keys of every layer at the same positions,
     so the table is computed once per forward pass, as real implementations do.
     """
-    key = (positions.dtype.str, positions.tobytes(), inv_freq.tobytes(), scale,
-           np.dtype(dtype).str)
+    key = (positions.dtype.str, positions.tobytes(), inv_freq.tobytes(), scale, np.dtype(dtype).str)
     hit = _PHASOR_CACHE.get("last")
     if hit is not None and hit[0] == key:
         return hit[1]

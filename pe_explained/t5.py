@@ -26,8 +26,9 @@ def _as_int_array(name: str, value) -> np.ndarray:
         raise TypeError(f"{name} must hold integers, got {type(value).__name__}")
     arr = np.asarray(value)
     if arr.dtype == bool or arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integers (key position − query position), "
-                        f"got dtype {arr.dtype}")
+        raise TypeError(
+            f"{name} must hold integers (key position − query position), got dtype {arr.dtype}"
+        )
     return arr.astype(np.int64, copy=False)
 
 
@@ -83,8 +84,9 @@ def t5_relative_bucket(
     per_direction = num_buckets // 2 if bidirectional else num_buckets
     max_exact = per_direction // 2
     if max_distance <= max_exact:
-        raise ValueError(f"max_distance must be > {max_exact} (the exact buckets), "
-                         f"got {max_distance}")
+        raise ValueError(
+            f"max_distance must be > {max_exact} (the exact buckets), got {max_distance}"
+        )
 
     if bidirectional:
         offset = np.where(rel > 0, per_direction, 0)
@@ -95,7 +97,10 @@ def t5_relative_bucket(
     is_small = n < max_exact
     # log buckets: e + log(n / e) / log(max_distance / e) · (h − e), in float32 as in T5
     ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
-    scaled = (np.log(ratio) / np.float32(math.log(max_distance / max_exact))
-              * np.float32(per_direction - max_exact))
+    scaled = (
+        np.log(ratio)
+        / np.float32(math.log(max_distance / max_exact))
+        * np.float32(per_direction - max_exact)
+    )
     large = np.minimum(max_exact + scaled.astype(np.int64), per_direction - 1)
     return offset + np.where(is_small, n, large)

@@ -33,7 +33,9 @@ TARGETS = {"performance": 0.95, "accessibility": 1.0, "best-practices": 1.0, "se
 
 
 def _screenshots():
-    spec = importlib.util.spec_from_file_location("screenshots", ROOT / "scripts" / "screenshots.py")
+    spec = importlib.util.spec_from_file_location(
+        "screenshots", ROOT / "scripts" / "screenshots.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -45,8 +47,18 @@ def lighthouse_command() -> list[str]:
         return [shutil.which("lighthouse")]
     if not local.exists():
         print("[audit] installing lighthouse into .cache/node (first run only)", flush=True)
-        subprocess.run(["npm", "install", "--prefix", str(NODE_PREFIX), "--no-audit",
-                        "--no-fund", "lighthouse"], check=True)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(NODE_PREFIX),
+                "--no-audit",
+                "--no-fund",
+                "lighthouse",
+            ],
+            check=True,
+        )
     return [str(local)]
 
 
@@ -55,10 +67,19 @@ def audit(command: list[str], url: str, chromium: str, out: Path) -> dict:
     env = dict(os.environ, CHROME_PATH=chromium)
     flags = " ".join(_screenshots().CHROMIUM_ARGS)
     result = subprocess.run(
-        [*command, url, "--quiet", "--output=json", f"--output-path={out}",
-         f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={flags}",
-         "--max-wait-for-load=60000"],
-        env=env, capture_output=True, text=True,
+        [
+            *command,
+            url,
+            "--quiet",
+            "--output=json",
+            f"--output-path={out}",
+            f"--only-categories={','.join(CATEGORIES)}",
+            f"--chrome-flags={flags}",
+            "--max-wait-for-load=60000",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     if result.returncode != 0 or not out.exists():
         raise RuntimeError(f"lighthouse failed on {url}:\n{result.stderr[-2000:]}")
@@ -101,8 +122,10 @@ def main(argv=None) -> int:
                 rows.append((page, scores))
                 notes[page] = shortfalls(report)
                 missed += any((scores[c] or 0) < TARGETS[c] for c in CATEGORIES)
-                print(f"[audit] {page}: " + "  ".join(f"{c} {scores[c]:.2f}" for c in CATEGORIES),
-                      flush=True)
+                print(
+                    f"[audit] {page}: " + "  ".join(f"{c} {scores[c]:.2f}" for c in CATEGORIES),
+                    flush=True,
+                )
     finally:
         server.shutdown()
         server.server_close()
@@ -111,8 +134,10 @@ def main(argv=None) -> int:
     print(f"| {'page':<{width}} | performance | accessibility | best practices | SEO  |")
     print(f"|{'-' * (width + 2)}|-------------|---------------|----------------|------|")
     for page, s in rows:
-        print(f"| {page:<{width}} | {s['performance']:>11.2f} | {s['accessibility']:>13.2f} "
-              f"| {s['best-practices']:>14.2f} | {s['seo']:>4.2f} |")
+        print(
+            f"| {page:<{width}} | {s['performance']:>11.2f} | {s['accessibility']:>13.2f} "
+            f"| {s['best-practices']:>14.2f} | {s['seo']:>4.2f} |"
+        )
     for page, found in notes.items():
         for line in found:
             print(f"[audit] {page}: {line}")

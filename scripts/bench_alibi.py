@@ -21,7 +21,6 @@ from pe_explained import alibi_bias, alibi_slopes
 NUM_HEADS, SEQ_LEN, TARGET, REPEATS = 16, 4096, 1.2, 5
 
 
-
 def fill():
     out = np.empty((NUM_HEADS, SEQ_LEN, SEQ_LEN), dtype=np.float32)
     out.fill(1.0)
@@ -48,8 +47,10 @@ def main() -> int:
     shape = f"{NUM_HEADS}x{SEQ_LEN}x{SEQ_LEN}"
     print(f"fill of a fresh {shape} float32 array: {limit * 1e3:8.1f} ms  (limit)")
     print(f"pe_explained.alibi_bias:                  {ours * 1e3:8.1f} ms  ratio {ratio:5.2f}")
-    print(f"direct recipe (one run):                  {baseline * 1e3:8.1f} ms  "
-          f"ratio {baseline / limit:5.2f}")
+    print(
+        f"direct recipe (one run):                  {baseline * 1e3:8.1f} ms  "
+        f"ratio {baseline / limit:5.2f}"
+    )
     return verdict("alibi_bias", ratio, TARGET)
 
 

@@ -21,7 +21,6 @@ from pe_explained import apply_rope, rope_frequencies
 SHAPE, TARGET, REPEATS = (1, 8, 4096, 64), 1.5, 15
 
 
-
 def _best(fn) -> float:
     return best_time(fn, REPEATS)
 
@@ -48,10 +47,12 @@ def main() -> int:
     ratios = {}
     print(f"one numpy.multiply pass over {SHAPE} float32:  {limit * 1e3:7.2f} ms  (limit)")
     for layout in ("halves", "interleaved"):
-        t = _best(lambda: apply_rope(x, positions, inv_freq, layout=layout))
+        t = _best(lambda layout=layout: apply_rope(x, positions, inv_freq, layout=layout))
         ratios[layout] = t / limit
-        print(f"apply_rope, layout={layout + ':':<13}         {t * 1e3:7.2f} ms  "
-              f"ratio {t / limit:5.2f}")
+        print(
+            f"apply_rope, layout={layout + ':':<13}         {t * 1e3:7.2f} ms  "
+            f"ratio {t / limit:5.2f}"
+        )
     t = _best(rotate_half_recipe)
     print(f"rotate_half recipe (concatenations):       {t * 1e3:7.2f} ms  ratio {t / limit:5.2f}")
     ratio = ratios["halves"]

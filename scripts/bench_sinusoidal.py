@@ -19,7 +19,6 @@ from pe_explained import sinusoidal, sinusoidal_frequencies
 NUM_POSITIONS, D_MODEL, TARGET, REPEATS = 32768, 1024, 2.0, 7
 
 
-
 def fill():
     out = np.empty((NUM_POSITIONS, D_MODEL))
     out.fill(1.0)
@@ -42,10 +41,14 @@ def main() -> int:
     ours = _best(lambda: sinusoidal(NUM_POSITIONS, D_MODEL))
     baseline = time_once(usual)  # slow: run once
     ratio = ours / limit
-    print(f"fill of a fresh {NUM_POSITIONS}x{D_MODEL} float64 array: {limit * 1e3:8.1f} ms  (limit)")
+    print(
+        f"fill of a fresh {NUM_POSITIONS}x{D_MODEL} float64 array: {limit * 1e3:8.1f} ms  (limit)"
+    )
     print(f"pe_explained.sinusoidal:                 {ours * 1e3:8.1f} ms  ratio {ratio:5.2f}")
-    print(f"usual sin/cos recipe (one run):          {baseline * 1e3:8.1f} ms  "
-          f"ratio {baseline / limit:5.2f}")
+    print(
+        f"usual sin/cos recipe (one run):          {baseline * 1e3:8.1f} ms  "
+        f"ratio {baseline / limit:5.2f}"
+    )
     return verdict("sinusoidal", ratio, TARGET)
 
 

@@ -43,7 +43,7 @@ def _fingerprint() -> str:
 
 def setup() -> None:
     """Create .venv and install the pinned requirements, unless already done."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script may be started by any python3
         sys.exit(f"[book] Python >= 3.11 is needed, this is {sys.version.split()[0]}")
     wanted = _fingerprint()
     if STAMP.exists() and STAMP.read_text() == wanted:

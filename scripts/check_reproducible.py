@@ -29,7 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def project_files(root: Path) -> list[str]:
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=root, capture_output=True, check=True,
+        cwd=root,
+        capture_output=True,
+        check=True,
     ).stdout.decode()
     return [name for name in listed.split("\0") if name and (root / name).is_file()]
 
@@ -52,12 +54,22 @@ def source_date_epoch() -> str:
 
 
 def build(project: Path, site: Path, epoch: str) -> float:
-    env = dict(os.environ, SOURCE_DATE_EPOCH=epoch, NO_MKDOCS_2_WARNING="1",
-               PYTHONHASHSEED="0", PYTHONPATH=str(project))
+    env = dict(
+        os.environ,
+        SOURCE_DATE_EPOCH=epoch,
+        NO_MKDOCS_2_WARNING="1",
+        PYTHONHASHSEED="0",
+        PYTHONPATH=str(project),
+    )
     mkdocs = Path(sys.executable).with_name("mkdocs")
     start = time.perf_counter()
-    result = subprocess.run([str(mkdocs), "build", "--strict", "--quiet", "-d", str(site)],
-                            cwd=project, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [str(mkdocs), "build", "--strict", "--quiet", "-d", str(site)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0:
         sys.exit(f"build failed:\n{result.stdout}{result.stderr}")
     return time.perf_counter() - start
@@ -65,9 +77,11 @@ def build(project: Path, site: Path, epoch: str) -> float:
 
 def first_difference(a: Path, b: Path) -> str:
     x, y = a.read_bytes(), b.read_bytes()
-    at = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
-    return (f"byte {at} of {len(x)}/{len(y)}: "
-            f"{x[max(0, at - 40):at + 40]!r} vs {y[max(0, at - 40):at + 40]!r}")
+    at = next((i for i, (p, q) in enumerate(zip(x, y, strict=True)) if p != q), min(len(x), len(y)))
+    return (
+        f"byte {at} of {len(x)}/{len(y)}: "
+        f"{x[max(0, at - 40) : at + 40]!r} vs {y[max(0, at - 40) : at + 40]!r}"
+    )
 
 
 def compare(one: Path, two: Path) -> list[str]:
@@ -91,8 +105,10 @@ def main(argv: list[str]) -> int:
         warm = build(project, Path(tmp) / "two", epoch)
         problems = compare(Path(tmp) / "one", Path(tmp) / "two")
         count = sum(1 for p in (Path(tmp) / "one").rglob("*") if p.is_file())
-    print(f"[repro] SOURCE_DATE_EPOCH={epoch}: build with no cache {cold:.1f} s, "
-          f"with the cache {warm:.1f} s; {count} files compared")
+    print(
+        f"[repro] SOURCE_DATE_EPOCH={epoch}: build with no cache {cold:.1f} s, "
+        f"with the cache {warm:.1f} s; {count} files compared"
+    )
     for problem in problems:
         print(f"[repro] {problem}")
     if problems:

@@ -23,8 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 
 
@@ -99,8 +105,10 @@ def main(argv=None) -> int:
                 page = context.new_page()
                 for path in pages:
                     page.goto(base + path, wait_until="networkidle")
-                    page.evaluate("document.querySelectorAll('img[loading=lazy]')"
-                                  ".forEach(i => i.loading = 'eager')")
+                    page.evaluate(
+                        "document.querySelectorAll('img[loading=lazy]')"
+                        ".forEach(i => i.loading = 'eager')"
+                    )
                     page.wait_for_load_state("networkidle")
                     name = f"{shot_name(path)}-{scheme}.png"
                     page.screenshot(path=str(args.out / name), full_page=True)

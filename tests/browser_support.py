@@ -29,7 +29,9 @@ PRINT_PAGE = "print_page.html"  # the whole book on one page (print-site plugin)
 
 
 def _load_screenshots():
-    spec = importlib.util.spec_from_file_location("screenshots", ROOT / "scripts" / "screenshots.py")
+    spec = importlib.util.spec_from_file_location(
+        "screenshots", ROOT / "scripts" / "screenshots.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -57,7 +57,9 @@ def find_blocks(text: str, path: Path = Path("<string>")) -> list[Block]:
             stripped = lines[end].strip()
             if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
                 break
-            body.append(lines[end][len(indent):] if lines[end].startswith(indent) else lines[end].lstrip())
+            body.append(
+                lines[end][len(indent) :] if lines[end].startswith(indent) else lines[end].lstrip()
+            )
             end += 1
         else:
             raise ValueError(f"{path}:{n + 1}: code fence is never closed")

@@ -26,8 +26,9 @@ def reference_slopes(n):
 
 def test_published_values_for_8_and_16_heads():
     assert alibi_slopes(8).tolist() == [2.0**-k for k in range(1, 9)]
-    np.testing.assert_allclose(alibi_slopes(16), [2.0 ** (-k / 2) for k in range(1, 17)],
-                               rtol=1e-15)
+    np.testing.assert_allclose(
+        alibi_slopes(16), [2.0 ** (-k / 2) for k in range(1, 17)], rtol=1e-15
+    )
 
 
 @pytest.mark.parametrize("num_heads", [1, 2, 3, 5, 6, 7, 8, 12, 20, 24, 40, 64, 96, 112])

@@ -65,8 +65,13 @@ def test_every_registered_asset_is_used_by_a_page():
 
 
 def test_unknown_names_fail_with_page_and_name():
-    for code in ("{{ figure: nope }}", "{{ table: nope }}", "{{ value: nope }}",
-                 "{{ cite: nope2099 }}", "{{ wat: x }}"):
+    for code in (
+        "{{ figure: nope }}",
+        "{{ table: nope }}",
+        "{{ value: nope }}",
+        "{{ cite: nope2099 }}",
+        "{{ wat: x }}",
+    ):
         with pytest.raises(BookError, match=r"chapter\.md.*nope|wat"):
             expand_shortcodes(f"Text {code}\n", "part/chapter.md", {})
 
@@ -109,8 +114,15 @@ def test_math_becomes_mathml_and_bad_math_fails():
 
 @pytest.mark.parametrize(
     "value, spec, text",
-    [(1.5, ".2f", "1.50"), (-0.00001, ".4f", "0.0000"), (-2.5, ".1f", "−2.5"),
-     (12345, ",.0f", "12,345"), (7, ".4f", "7"), ("x", ".4f", "x"), (60611.4, ",.0f", "60,611")],
+    [
+        (1.5, ".2f", "1.50"),
+        (-0.00001, ".4f", "0.0000"),
+        (-2.5, ".1f", "−2.5"),
+        (12345, ",.0f", "12,345"),
+        (7, ".4f", "7"),
+        ("x", ".4f", "x"),
+        (60611.4, ",.0f", "60,611"),
+    ],
 )
 def test_cells_are_formatted_consistently(value, spec, text):
     assert format_cell(value, spec) == text
@@ -124,14 +136,19 @@ def test_multiline_shortcodes_keep_their_indentation():
 
 
 def test_escaped_underscores_in_text_render():
-    out = render_math('<span class="arithmatex">\\(\\text{seq\\_len} + \\mathrm{a\\_b}\\)</span>', "a.md")
+    out = render_math(
+        '<span class="arithmatex">\\(\\text{seq\\_len} + \\mathrm{a\\_b}\\)</span>', "a.md"
+    )
     assert "<mtext>seq_len</mtext>" in out and "\\" not in out
 
 
 @pytest.mark.parametrize(
     "html",
-    ["<li>goes to\n$$\n8 + \\frac{a}{b}\n$$</li>", "<p>the angle $x_i$ here</p>",
-     "<p>a \\(x\\) b</p>"],
+    [
+        "<li>goes to\n$$\n8 + \\frac{a}{b}\n$$</li>",
+        "<p>the angle $x_i$ here</p>",
+        "<p>a \\(x\\) b</p>",
+    ],
 )
 def test_math_the_markdown_stage_missed_fails_the_build(html):
     with pytest.raises(BookError, match="unrendered"):

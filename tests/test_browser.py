@@ -16,7 +16,6 @@ import re
 import shutil
 
 import pytest
-
 from browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -70,8 +69,12 @@ def _crawl_one(site, base: str, scheme: str):
         checker = PageChecker(chromium, base, scheme)
         try:
             reports = [checker.check(path) for path in pages_of(site)]
-            with_figure = [r.page for r in reports if r.page != PRINT_PAGE and "figures/" in
-                           (site / r.page).read_text(encoding="utf-8")]
+            with_figure = [
+                r.page
+                for r in reports
+                if r.page != PRINT_PAGE
+                and "figures/" in (site / r.page).read_text(encoding="utf-8")
+            ]
             if with_figure:
                 checker.page.goto(base + with_figure[0], wait_until="load")
                 toggle = checker.toggle_palette()
@@ -123,9 +126,11 @@ def test_dark_background_is_what_dark_figures_are_drawn_for(crawl):
 
     for scheme in SCHEMES:
         want = THEMES[scheme].background.lstrip("#")
-        rgb = "rgb({}, {}, {})".format(*(int(want[i:i + 2], 16) for i in (0, 2, 4)))
+        rgb = "rgb({}, {}, {})".format(*(int(want[i : i + 2], 16) for i in (0, 2, 4)))
         backgrounds = {r.background for r in crawl[0][scheme]}
-        assert backgrounds == {rgb}, f"{scheme}: page background {backgrounds}, figures assume {rgb}"
+        assert backgrounds == {rgb}, (
+            f"{scheme}: page background {backgrounds}, figures assume {rgb}"
+        )
 
 
 def test_whole_book_prints_to_pdf_with_light_figures_only(browser, server, site):
@@ -167,9 +172,14 @@ def test_checker_reports_a_broken_page(browser, site, tmp_path):
     copy = tmp_path / "site"
     shutil.copytree(site, copy)
     page = copy / "index.html"
-    page.write_text(page.read_text(encoding="utf-8").replace(
-        '<article class="md-content__inner md-typeset">',
-        '<article class="md-content__inner md-typeset">' + BROKEN, 1), encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8").replace(
+            '<article class="md-content__inner md-typeset">',
+            '<article class="md-content__inner md-typeset">' + BROKEN,
+            1,
+        ),
+        encoding="utf-8",
+    )
     httpd, base = serve(copy)
     checker = PageChecker(browser, base, "light", axe=False)
     try:

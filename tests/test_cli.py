@@ -29,8 +29,22 @@ def run(argv, capsys, entry=main):
 
 
 def test_table_prints_the_library_values(capsys):
-    status, out, err = run(["table", "--positions", "5", "--d-model", "6", "--base", "100",
-                            "--layout", "halves", "--precision", "6"], capsys)
+    status, out, err = run(
+        [
+            "table",
+            "--positions",
+            "5",
+            "--d-model",
+            "6",
+            "--base",
+            "100",
+            "--layout",
+            "halves",
+            "--precision",
+            "6",
+        ],
+        capsys,
+    )
     assert status == 0 and err == ""
     lines = out.splitlines()
     assert lines[0].split() == ["pos"] + [f"dim{j}" for j in range(6)]
@@ -53,11 +67,13 @@ def test_heatmap_maps_values_to_characters(capsys):
 
 @pytest.mark.parametrize(
     "argv, message",
-    [(["table", "--d-model", "7"], "error: d_model must be even"),
-     (["table", "--positions", "-3"], "error: positions as a count must be >= 0"),
-     (["table", "--base", "1"], "error: base must be > 1"),
-     (["table", "--precision", "-1"], "error: precision must be >= 0"),
-     (["heatmap", "--base", "nan"], "error: base must be finite")],
+    [
+        (["table", "--d-model", "7"], "error: d_model must be even"),
+        (["table", "--positions", "-3"], "error: positions as a count must be >= 0"),
+        (["table", "--base", "1"], "error: base must be > 1"),
+        (["table", "--precision", "-1"], "error: precision must be >= 0"),
+        (["heatmap", "--base", "nan"], "error: base must be finite"),
+    ],
 )
 def test_library_errors_are_one_line_and_exit_2(argv, message, capsys):
     status, out, err = run(argv, capsys)
@@ -67,8 +83,10 @@ def test_library_errors_are_one_line_and_exit_2(argv, message, capsys):
 
 @pytest.mark.parametrize(
     "argv, message",
-    [(["figure", "no_such_figure", "--out", "x.svg"], "error: unknown figure 'no_such_figure'"),
-     (["figure", "--out", "x.svg"], "error: figure needs a NAME")],
+    [
+        (["figure", "no_such_figure", "--out", "x.svg"], "error: unknown figure 'no_such_figure'"),
+        (["figure", "--out", "x.svg"], "error: figure needs a NAME"),
+    ],
 )
 def test_book_errors_are_one_line_and_exit_2(argv, message, capsys):
     status, out, err = run(argv, capsys, entry=pe_book.cli.main)
@@ -76,17 +94,19 @@ def test_book_errors_are_one_line_and_exit_2(argv, message, capsys):
     assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [["table", "--positions", "x"], ["table", "--layout", "odd"],
-                                  ["nope"], []])
+@pytest.mark.parametrize(
+    "argv", [["table", "--positions", "x"], ["table", "--layout", "odd"], ["nope"], []]
+)
 def test_syntax_errors_exit_2_with_usage(argv, capsys):
     status, _, err = run(argv, capsys)
     assert status == 2 and "usage:" in err and "Traceback" not in err
 
 
 def test_help_documents_every_option(capsys):
-    for command, options in [("table", ["--positions", "--d-model", "--base", "--layout",
-                                        "--precision"]),
-                             ("heatmap", ["--positions", "--d-model", "--base", "--layout"])]:
+    for command, options in [
+        ("table", ["--positions", "--d-model", "--base", "--layout", "--precision"]),
+        ("heatmap", ["--positions", "--d-model", "--base", "--layout"]),
+    ]:
         status, out, _ = run([command, "--help"], capsys)
         assert status == 0
         for option in options:
@@ -118,15 +138,29 @@ def test_figure_list_and_write(tmp_path, capsys):
 
 
 def test_module_entry_point_runs():
-    done = subprocess.run([sys.executable, "-m", "pe_explained", "table", "--positions", "1",
-                           "--d-model", "2"], capture_output=True, text=True, check=False)
-    assert done.returncode == 0 and done.stdout.split() == ["pos", "dim0", "dim1", "0", "0.0000",
-                                                            "1.0000"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pe_explained", "table", "--positions", "1", "--d-model", "2"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.split() == [
+        "pos",
+        "dim0",
+        "dim1",
+        "0",
+        "0.0000",
+        "1.0000",
+    ]
 
 
 def test_book_entry_point_runs():
-    done = subprocess.run([sys.executable, "-m", "pe_book", "figure", "--list"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "pe_book", "figure", "--list"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and "sinusoidal_heatmap" in done.stdout.split()
 
 
@@ -148,12 +182,15 @@ def test_the_page_shows_commands():
 @pytest.mark.parametrize("command, expected", page_commands(), ids=[c for c, _ in page_commands()])
 def test_page_console_output_is_real(command, expected, tmp_path, monkeypatch, capsys):
     words = shlex.split(command)
-    entries = {("python", "-m", "pe_explained"): main, ("pe-explained",): main,
-               ("python", "-m", "pe_book"): pe_book.cli.main}
-    prefix = next((p for p in entries if tuple(words[:len(p)]) == p), None)
+    entries = {
+        ("python", "-m", "pe_explained"): main,
+        ("pe-explained",): main,
+        ("python", "-m", "pe_book"): pe_book.cli.main,
+    }
+    prefix = next((p for p in entries if tuple(words[: len(p)]) == p), None)
     assert prefix is not None, command
     monkeypatch.chdir(tmp_path)  # figures are written here, not into the repository
     monkeypatch.setenv("COLUMNS", "80")  # argparse wraps usage text to the terminal width
-    _, out, err = run(words[len(prefix):], capsys, entry=entries[prefix])
+    _, out, err = run(words[len(prefix) :], capsys, entry=entries[prefix])
     shown = "\n".join(line.rstrip() for line in (out + err).splitlines())
     assert shown == expected.rstrip("\n"), f"the page shows other output for: {command}"

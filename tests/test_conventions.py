@@ -29,26 +29,31 @@ def plain_t2t(length, channels, min_timescale=1.0, max_timescale=1.0e4):
 
 @pytest.mark.parametrize("channels", [2, 3, 8, 9, 64])
 def test_t2t_matches_plain_formula(channels):
-    np.testing.assert_allclose(tensor2tensor_timing_signal(50, channels), plain_t2t(50, channels),
-                               atol=1e-13)
+    np.testing.assert_allclose(
+        tensor2tensor_timing_signal(50, channels), plain_t2t(50, channels), atol=1e-13
+    )
 
 
 def test_t2t_multiplies_the_inverse_timescales_by_min_timescale():
     # As in tensor2tensor: inv_timescale_i = min_timescale · exp(−i · log(max/min) / (n − 1)),
     # so min_timescale = 2 gives inverse timescales 2 and 2/100 (not 1/2 and 1/200).
     sig = tensor2tensor_timing_signal(3, 4, min_timescale=2.0, max_timescale=200.0)
-    np.testing.assert_allclose(sig[1], [math.sin(2.0), math.sin(0.02), math.cos(2.0),
-                                        math.cos(0.02)], rtol=1e-14)
+    np.testing.assert_allclose(
+        sig[1], [math.sin(2.0), math.sin(0.02), math.cos(2.0), math.cos(0.02)], rtol=1e-14
+    )
 
 
 def test_fairseq_equals_t2t_without_padding_and_shifts_with_it():
-    np.testing.assert_allclose(fairseq_sinusoidal(40, 16), tensor2tensor_timing_signal(40, 16),
-                               atol=1e-13)
+    np.testing.assert_allclose(
+        fairseq_sinusoidal(40, 16), tensor2tensor_timing_signal(40, 16), atol=1e-13
+    )
     table = fairseq_sinusoidal(40, 16, padding_idx=1)
     assert table[1].tolist() == [0.0] * 16
-    np.testing.assert_allclose(np.delete(table, 1, axis=0),
-                               np.delete(tensor2tensor_timing_signal(40, 16), 1, axis=0),
-                               atol=1e-13)
+    np.testing.assert_allclose(
+        np.delete(table, 1, axis=0),
+        np.delete(tensor2tensor_timing_signal(40, 16), 1, axis=0),
+        atol=1e-13,
+    )
 
 
 def test_fairseq_odd_width_gets_a_zero_column():
@@ -74,15 +79,24 @@ def test_paper_and_t2t_share_only_the_first_pair():
 BAD = [
     (lambda: tensor2tensor_timing_signal(-1, 8), ValueError, "length must be >= 0"),
     (lambda: tensor2tensor_timing_signal(4, 1), ValueError, "channels must be >= 2"),
-    (lambda: tensor2tensor_timing_signal(4, 8, min_timescale=0.0), ValueError,
-     "min_timescale must be > 0"),
-    (lambda: tensor2tensor_timing_signal(4, 8, max_timescale=0.5), ValueError,
-     "max_timescale must be >= min_timescale"),
+    (
+        lambda: tensor2tensor_timing_signal(4, 8, min_timescale=0.0),
+        ValueError,
+        "min_timescale must be > 0",
+    ),
+    (
+        lambda: tensor2tensor_timing_signal(4, 8, max_timescale=0.5),
+        ValueError,
+        "max_timescale must be >= min_timescale",
+    ),
     (lambda: fairseq_sinusoidal(4, 3), ValueError, "embedding_dim must be >= 4"),
     (lambda: fairseq_sinusoidal(4, 8, padding_idx=4), ValueError, "padding_idx must be <"),
     (lambda: fairseq_sinusoidal(4, 8, padding_idx=-1), ValueError, "padding_idx must be >= 0"),
-    (lambda: fairseq_positions(np.array([1, 0]), padding_idx=1), TypeError,
-     "is_token must be a boolean"),
+    (
+        lambda: fairseq_positions(np.array([1, 0]), padding_idx=1),
+        TypeError,
+        "is_token must be a boolean",
+    ),
 ]
 
 

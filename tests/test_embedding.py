@@ -22,7 +22,8 @@ def test_embedding_is_scaled_by_sqrt_d_model_then_pe_added():
     e = rng.normal(size=(5, 16))
     np.testing.assert_allclose(embed_with_positions(e), 4.0 * e + sinusoidal(5, 16))
     np.testing.assert_allclose(
-        embed_with_positions(e, scale_by_sqrt_d_model=False), e + sinusoidal(5, 16))
+        embed_with_positions(e, scale_by_sqrt_d_model=False), e + sinusoidal(5, 16)
+    )
 
 
 def test_dropout_zeroes_about_rate_and_keeps_the_mean():
@@ -40,8 +41,9 @@ def test_bag_of_words_sum_ignores_additive_pe():
     rng = np.random.default_rng(1)
     e = rng.normal(size=(6, 8))
     order = [3, 0, 5, 1, 4, 2]
-    np.testing.assert_allclose(embed_with_positions(e).sum(0),
-                               embed_with_positions(e[order]).sum(0))
+    np.testing.assert_allclose(
+        embed_with_positions(e).sum(0), embed_with_positions(e[order]).sum(0)
+    )
 
 
 def test_concatenation_then_linear_map_is_a_sum_of_linear_maps():
@@ -103,10 +105,17 @@ def test_energy_rank():
         (lambda: dropout(np.ones(3), 0.1, seed=-1), ValueError, "seed must be >= 0"),
         (lambda: embed_with_positions(np.ones(4)), ValueError, "must be 2-D"),
         (lambda: embed_with_positions(np.ones((2, 3))), ValueError, "d_model must be even"),
-        (lambda: embed_with_positions(np.ones((2, 4)), scale_by_sqrt_d_model=1), TypeError,
-         "scale_by_sqrt_d_model"),
+        (
+            lambda: embed_with_positions(np.ones((2, 4)), scale_by_sqrt_d_model=1),
+            TypeError,
+            "scale_by_sqrt_d_model",
+        ),
         (lambda: embed_with_positions([[np.inf, 0.0]]), ValueError, "finite"),
-        (lambda: concatenate_positions(np.ones((2, 3)), np.ones((3, 3))), ValueError, "same number"),
+        (
+            lambda: concatenate_positions(np.ones((2, 3)), np.ones((3, 3))),
+            ValueError,
+            "same number",
+        ),
         (lambda: cosine_similarity([0.0, 0.0], [1.0, 0.0]), ValueError, "zero vector"),
         (lambda: cosine_similarity([1.0, 0.0], [1.0, 0.0, 0.0]), ValueError, "last dimension"),
         (lambda: position_share(np.ones((2, 2)), np.ones((2, 3))), ValueError, "same shape"),

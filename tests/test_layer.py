@@ -37,13 +37,15 @@ def test_exceeding_max_len_is_a_clear_error():
 
 @pytest.mark.parametrize(
     "kwargs, error, match",
-    [({"d_model": 7, "max_len": 4}, ValueError, "even"),
-     ({"d_model": 8, "max_len": 0}, ValueError, "max_len must be >= 1"),
-     ({"d_model": 8, "max_len": 4.0}, TypeError, "max_len must be an integer"),
-     ({"d_model": 8, "max_len": 4, "dropout": 1.0}, ValueError, "dropout must be < 1"),
-     ({"d_model": 8, "max_len": 4, "dropout": -0.1}, ValueError, "dropout must be >= 0"),
-     ({"d_model": 8, "max_len": 4, "base": 1.0}, ValueError, "base must be > 1"),
-     ({"d_model": 8, "max_len": 4, "layout": "x"}, ValueError, "layout must be one of")],
+    [
+        ({"d_model": 7, "max_len": 4}, ValueError, "even"),
+        ({"d_model": 8, "max_len": 0}, ValueError, "max_len must be >= 1"),
+        ({"d_model": 8, "max_len": 4.0}, TypeError, "max_len must be an integer"),
+        ({"d_model": 8, "max_len": 4, "dropout": 1.0}, ValueError, "dropout must be < 1"),
+        ({"d_model": 8, "max_len": 4, "dropout": -0.1}, ValueError, "dropout must be >= 0"),
+        ({"d_model": 8, "max_len": 4, "base": 1.0}, ValueError, "base must be > 1"),
+        ({"d_model": 8, "max_len": 4, "layout": "x"}, ValueError, "layout must be one of"),
+    ],
 )
 def test_bad_arguments_name_the_argument(kwargs, error, match):
     with pytest.raises(error, match=match):
@@ -84,8 +86,9 @@ def test_token_embedding_is_scaled_by_sqrt_d_model_to_unit_variance():
     assert out.shape == (10, 100, d_model)
     np.testing.assert_allclose(out, emb.weight[ids] * 8.0)
     assert abs(out.std() - 1.0) < 0.02  # std d_model**-0.5 times sqrt(d_model)
-    np.testing.assert_array_equal(TokenEmbedding(1000, d_model, seed=0, scale=False)(ids),
-                                  emb.weight[ids])
+    np.testing.assert_array_equal(
+        TokenEmbedding(1000, d_model, seed=0, scale=False)(ids), emb.weight[ids]
+    )
     with pytest.raises(ValueError, match=r"token_ids must be in 0…999"):
         emb([[1000]])
     with pytest.raises(TypeError, match="integers"):
@@ -107,9 +110,14 @@ def test_transformer_shapes_match_a_real_forward_pass():
     q = q.transpose(0, 2, 1, 3)
     scores = q @ np.swapaxes(q, -1, -2)
     hidden = x @ rng.normal(size=(d_model, 24))
-    got = {"token embeddings": emb.shape, "position table": layer.encoding(seq_len).shape,
-           "model input": x.shape, "queries, keys, values": q.shape,
-           "attention scores": scores.shape, "feed-forward hidden": hidden.shape}
+    got = {
+        "token embeddings": emb.shape,
+        "position table": layer.encoding(seq_len).shape,
+        "model input": x.shape,
+        "queries, keys, values": q.shape,
+        "attention scores": scores.shape,
+        "feed-forward hidden": hidden.shape,
+    }
     for name, shape in got.items():
         assert shapes[name] == shape, name
     with pytest.raises(ValueError, match="divisible by num_heads"):

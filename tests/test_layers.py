@@ -22,8 +22,21 @@ LIBRARY = ROOT / "pe_explained"
 STDLIB = set(sys.stdlib_module_names)
 
 #: Packages the book uses for drawing and markup; the library may load none of them.
-BOOK_ONLY = ["matplotlib", "latex2mathml", "markdown", "mkdocs", "jinja2", "yaml", "PIL",
-             "bs4", "nbformat", "jupytext", "pe_book", "scipy", "torch"]
+BOOK_ONLY = [
+    "matplotlib",
+    "latex2mathml",
+    "markdown",
+    "mkdocs",
+    "jinja2",
+    "yaml",
+    "PIL",
+    "bs4",
+    "nbformat",
+    "jupytext",
+    "pe_book",
+    "scipy",
+    "torch",
+]
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -37,8 +50,9 @@ def imported_roots(path: Path) -> set[str]:
     return roots
 
 
-@pytest.mark.parametrize("path", sorted(LIBRARY.rglob("*.py")),
-                         ids=lambda p: p.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize(
+    "path", sorted(LIBRARY.rglob("*.py")), ids=lambda p: p.relative_to(ROOT).as_posix()
+)
 def test_library_modules_import_numpy_and_the_standard_library_only(path):
     extra = imported_roots(path) - STDLIB - {"numpy", "pe_explained"}
     assert not extra, f"{path.name} imports {sorted(extra)}"
@@ -53,8 +67,9 @@ def test_importing_the_library_loads_no_plotting_or_markup_package():
         "        importlib.import_module(info.name)\n"
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, cwd=ROOT / "tests")
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT / "tests"
+    )
     loaded = set(json.loads(done.stdout))
     assert "numpy" in loaded
     assert not loaded & set(BOOK_ONLY), sorted(loaded & set(BOOK_ONLY))
@@ -71,16 +86,20 @@ def test_the_book_depends_on_the_library_not_the_reverse():
 def test_the_wheel_holds_the_library_alone_and_requires_numpy_alone(tmp_path):
     """``pip install .`` pulls numpy alone: the built wheel's metadata and files say so."""
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path),
-                    str(ROOT)], check=True, cwd=tmp_path)
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        cwd=tmp_path,
+    )
     (wheel,) = tmp_path.glob("pe_explained-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
         requires = email.message_from_bytes(archive.read(metadata)).get_all("Requires-Dist")
     assert requires == ["numpy>=2.0"]
-    packages = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(
-        ".dist-info")}
+    packages = {
+        name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")
+    }
     assert packages == {"pe_explained"}, packages
 
 

@@ -43,8 +43,12 @@ def test_dropout_does_not_change_the_table():
 
 @pytest.mark.parametrize(
     "kwargs, error, match",
-    [({"std": 0.0}, ValueError, "std must be > 0"), ({"init": "xavier"}, ValueError, "init must"),
-     ({"max_len": -1}, ValueError, "max_len must be >= 1"), ({"seed": -1}, ValueError, "seed")],
+    [
+        ({"std": 0.0}, ValueError, "std must be > 0"),
+        ({"init": "xavier"}, ValueError, "init must"),
+        ({"max_len": -1}, ValueError, "max_len must be >= 1"),
+        ({"seed": -1}, ValueError, "seed"),
+    ],
 )
 def test_bad_arguments(kwargs, error, match):
     args = {"d_model": 8, "max_len": 4} | kwargs

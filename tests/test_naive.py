@@ -39,8 +39,7 @@ def test_one_hot_rows_are_all_sqrt2_apart():
 
 
 def test_binary_digits_and_flips():
-    assert binary_encoding([7, 8, 9], 4).tolist() == [
-        [1, 1, 1, 0], [0, 0, 0, 1], [1, 0, 0, 1]]
+    assert binary_encoding([7, 8, 9], 4).tolist() == [[1, 1, 1, 0], [0, 0, 0, 1], [1, 0, 0, 1]]
     # squared distance = number of differing bits (Hamming distance)
     table = binary_encoding(64, 6)
     for a, b in [(7, 8), (8, 9), (31, 32), (0, 63)]:

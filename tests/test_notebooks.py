@@ -61,8 +61,12 @@ def executed():
         for cell in notebook.cells:  # ids unique across the combined notebook
             cell["id"] = f"{number}-{cell['id']}"
     combined = nbformat.v4.new_notebook(cells=[cell for _, cell in cells])
-    client = nbclient.NotebookClient(combined, timeout=TIMEOUT, kernel_name="python3",
-                                     resources={"metadata": {"path": str(ROOT)}})
+    client = nbclient.NotebookClient(
+        combined,
+        timeout=TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(ROOT)}},
+    )
     seconds = dict.fromkeys(notebooks, 0.0)
     with warnings.catch_warnings():  # Jupyter's own deprecations do not concern the book
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -98,8 +102,11 @@ def test_every_plot_has_alt_text(executed, source):
     notebook, _ = executed[source.name]
     plots = 0
     for cell in notebook.cells:
-        shown = [o for o in cell.get("outputs", [])
-                 if o.get("data", {}).get("text/plain", "").startswith("<Figure size")]
+        shown = [
+            o
+            for o in cell.get("outputs", [])
+            if o.get("data", {}).get("text/plain", "").startswith("<Figure size")
+        ]
         if shown:
             plots += 1
             assert len(cell.metadata.get("alt", "")) >= 40, f"{cell.id} draws without alt text"
@@ -170,7 +177,8 @@ RENDERED = f"""<style>.jp-Cell {{ color: red }}</style><script>var x;</script>
 <div class="jp-Collapser"></div>
 <div class="highlight-ipynb hl-python"><pre><span></span><span class="n">x</span></pre></div>
 <div class="zeroclipboard-container">copy</div><div class="clipboard-copy-txt">x</div>
-<div class="jp-RenderedImage jp-OutputArea-output"><img class="" src="data:image/png;base64,{PNG}"/></div>
+<div class="jp-RenderedImage jp-OutputArea-output">\
+<img class="" src="data:image/png;base64,{PNG}"/></div>
 </div></div></div></div>"""
 PAGES = {"foundations/sinusoidal.md": "foundations/sinusoidal.html", "index.md": "index.html"}
 
@@ -186,8 +194,14 @@ def _notebook(alt: str):
 
 
 def _finish(notebook, html=RENDERED):
-    return finish_html(html, notebook, page="notebooks/demo.py", page_url="notebooks/demo.html",
-                       site_url=SITE, page_urls=PAGES)
+    return finish_html(
+        html,
+        notebook,
+        page="notebooks/demo.py",
+        page_url="notebooks/demo.html",
+        site_url=SITE,
+        page_urls=PAGES,
+    )
 
 
 def test_finished_page_is_trimmed_stable_and_has_a_download_link():

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from pages import ExampleFailed, fence_language, find_blocks, run_block
 
-PAGE = '''
+PAGE = """
 # A page
 
 ```python title="setup.py" linenums="1"
@@ -34,7 +33,7 @@ z = y + 1
 ```bash
 echo not python
 ```
-'''
+"""
 
 
 def test_finds_every_python_fence():
@@ -45,8 +44,14 @@ def test_finds_every_python_fence():
 
 @pytest.mark.parametrize(
     "info, language",
-    [("python", "python"), ('python title="a b"', "python"), ("pycon", "pycon"),
-     ("{ .py .copy }", "py"), ("", ""), ("bash", "bash")],
+    [
+        ("python", "python"),
+        ('python title="a b"', "python"),
+        ("pycon", "pycon"),
+        ("{ .py .copy }", "py"),
+        ("", ""),
+        ("bash", "bash"),
+    ],
 )
 def test_fence_language(info, language):
     assert fence_language(info) == language

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import matplotlib
 import pytest
-
 from pages import find_blocks, run_block
 
 matplotlib.use("Agg")
@@ -51,9 +50,13 @@ def test_pages_have_examples():
 
 @pytest.mark.parametrize(
     "source, needs",
-    [(">>> import torch\n", True), ("import torch.nn as nn\n", True),
-     ("    from torch import nn\n", True), (">>> import torchvision\n", False),
-     ("x = 1  # import torch later\n", False)],
+    [
+        (">>> import torch\n", True),
+        ("import torch.nn as nn\n", True),
+        ("    from torch import nn\n", True),
+        (">>> import torchvision\n", False),
+        ("x = 1  # import torch later\n", False),
+    ],
 )
 def test_torch_blocks_are_recognised(source, needs):
     from pages import Block

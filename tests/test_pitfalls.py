@@ -26,17 +26,20 @@ def buggy_loop(seq_len, d_model):
 
 
 def test_doubled_exponent_table_is_the_buggy_loop():
-    np.testing.assert_allclose(sinusoidal_doubled_exponent(50, 16), buggy_loop(50, 16),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        sinusoidal_doubled_exponent(50, 16), buggy_loop(50, 16), rtol=0, atol=1e-12
+    )
 
 
 def test_doubled_exponent_frequencies_are_the_correct_ones_squared():
     """base^(-4i/d) = (base^(-2i/d))²: the ladder falls twice as fast."""
-    np.testing.assert_allclose(doubled_exponent_frequencies(64), sinusoidal_frequencies(64) ** 2,
-                               rtol=1e-13)
+    np.testing.assert_allclose(
+        doubled_exponent_frequencies(64), sinusoidal_frequencies(64) ** 2, rtol=1e-13
+    )
     # …which is also the correct ladder of a base² encoding
-    np.testing.assert_allclose(doubled_exponent_frequencies(64),
-                               sinusoidal_frequencies(64, base=1e8), rtol=1e-13)
+    np.testing.assert_allclose(
+        doubled_exponent_frequencies(64), sinusoidal_frequencies(64, base=1e8), rtol=1e-13
+    )
 
 
 def test_doubled_exponent_agrees_with_correct_table_only_in_pair_0():
@@ -64,8 +67,9 @@ def test_wrong_layout_lookup():
     nearest, distance, own = wrong_layout_lookup(200, 32)
     halves, interleaved = sinusoidal(200, 32, layout="halves"), sinusoidal(200, 32)
     np.testing.assert_allclose(own, np.linalg.norm(halves - interleaved, axis=1), atol=1e-12)
-    np.testing.assert_allclose(distance, pairwise_distances(halves, interleaved).min(axis=1),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        distance, pairwise_distances(halves, interleaved).min(axis=1), atol=1e-12
+    )
     assert np.all(distance <= own + 1e-12)
     adjacent = np.linalg.norm(interleaved[1] - interleaved[0])
     assert np.all(distance > 2 * adjacent)  # far from every position the model has seen

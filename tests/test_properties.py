@@ -45,8 +45,7 @@ def test_squared_distance_is_d_model_minus_twice_cosine_sum(d_model):
 def test_distance_closed_form_is_exact_at_small_offsets():
     """No cancellation: for tiny k the distance is ≈ |k| · sqrt(Σ ω_i²)."""
     omega = sinusoidal_frequencies(64)
-    assert distance_by_offset(1e-9, 64) == pytest.approx(1e-9 * np.sqrt((omega**2).sum()),
-                                                         rel=1e-9)
+    assert distance_by_offset(1e-9, 64) == pytest.approx(1e-9 * np.sqrt((omega**2).sum()), rel=1e-9)
 
 
 def test_dot_product_depends_on_offset_only_and_is_even():
@@ -93,8 +92,9 @@ def test_offset_matrix_maps_every_position(layout, d_model):
 def test_offset_matrix_for_real_offsets():
     positions = np.array([0.5, 2.25, 10.0])
     m = offset_matrix(1.75, 8)
-    np.testing.assert_allclose(sinusoidal(positions, 8) @ m.T, sinusoidal(positions + 1.75, 8),
-                               atol=1e-14)
+    np.testing.assert_allclose(
+        sinusoidal(positions, 8) @ m.T, sinusoidal(positions + 1.75, 8), atol=1e-14
+    )
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "halves"])
@@ -112,8 +112,9 @@ def test_offset_matrix_is_block_diagonal_rotation():
     m = offset_matrix(2, 4)
     omega = sinusoidal_frequencies(4)
     c, s = np.cos(2 * omega), np.sin(2 * omega)
-    expected = np.array([[c[0], s[0], 0, 0], [-s[0], c[0], 0, 0],
-                         [0, 0, c[1], s[1]], [0, 0, -s[1], c[1]]])
+    expected = np.array(
+        [[c[0], s[0], 0, 0], [-s[0], c[0], 0, 0], [0, 0, c[1], s[1]], [0, 0, -s[1], c[1]]]
+    )
     np.testing.assert_array_equal(m, expected)
 
 

@@ -100,8 +100,9 @@ def test_relative_sinusoid_matches_the_transformer_xl_formula():
     inv_freq = 1.0 / (10000 ** (np.arange(0.0, d_model, 2.0) / d_model))
     angles = np.outer(pos_seq, inv_freq)
     expected = np.concatenate([np.sin(angles), np.cos(angles)], axis=-1)
-    np.testing.assert_allclose(relative_sinusoid(pos_seq.astype(int), d_model), expected,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        relative_sinusoid(pos_seq.astype(int), d_model), expected, atol=1e-12
+    )
     negative = relative_sinusoid(-np.arange(5), d_model, layout="interleaved")
     positive = relative_sinusoid(np.arange(5), d_model, layout="interleaved")
     np.testing.assert_allclose(negative[:, 0::2], -positive[:, 0::2])
@@ -124,8 +125,12 @@ def test_transformer_xl_terms_match_the_paper_one_pair_at_a_time():
     for i in range(len(x)):
         for j in range(len(x)):
             r = relative_sinusoid(np.array(i - j), d_model)
-            expected = [x[i] @ w_q @ (x[j] @ w_ke), x[i] @ w_q @ (r @ w_kr),
-                        u @ (x[j] @ w_ke), v @ (r @ w_kr)]
+            expected = [
+                x[i] @ w_q @ (x[j] @ w_ke),
+                x[i] @ w_q @ (r @ w_kr),
+                u @ (x[j] @ w_ke),
+                v @ (r @ w_kr),
+            ]
             got = [terms[name][i, j] for name in TERM_NAMES]
             np.testing.assert_allclose(got, expected, atol=1e-12)
 

@@ -31,8 +31,9 @@ def test_hand_computed_example():
     np.testing.assert_allclose(apply_rope(x, [3], [1.0, 0.01]), expected, rtol=1e-14)
     # interleaved: pairs (0, 1) and (2, 3)
     expected = [[1 * c0 - 2 * s0, 1 * s0 + 2 * c0, 3 * c1 - 4 * s1, 3 * s1 + 4 * c1]]
-    np.testing.assert_allclose(apply_rope(x, [3], [1.0, 0.01], layout="interleaved"), expected,
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        apply_rope(x, [3], [1.0, 0.01], layout="interleaved"), expected, rtol=1e-14
+    )
 
 
 @pytest.mark.parametrize("layout", ["halves", "interleaved"])
@@ -48,8 +49,9 @@ def test_norm_is_preserved_and_scaled_by_the_attention_factor(layout):
     x = RNG.standard_normal((2, 300, 64))
     inv_freq, _ = rope_frequencies(64)
     norms = np.linalg.norm(x, axis=-1)
-    np.testing.assert_allclose(np.linalg.norm(apply_rope(x, 300, inv_freq, layout=layout), axis=-1),
-                               norms, rtol=1e-13)
+    np.testing.assert_allclose(
+        np.linalg.norm(apply_rope(x, 300, inv_freq, layout=layout), axis=-1), norms, rtol=1e-13
+    )
     scaled = apply_rope(x, 300, inv_freq, layout=layout, attention_factor=1.25)
     np.testing.assert_allclose(np.linalg.norm(scaled, axis=-1), 1.25 * norms, rtol=1e-13)
 
@@ -58,8 +60,11 @@ def test_halves_matches_the_rotate_half_recipe():
     x = RNG.standard_normal((2, 3, 257, 32))
     inv_freq, _ = rope_frequencies(32, base=500000.0)
     positions = RNG.integers(0, 100000, size=257)
-    np.testing.assert_allclose(apply_rope(x, positions, inv_freq),
-                               rotate_half_reference(x, positions, inv_freq), atol=1e-10)
+    np.testing.assert_allclose(
+        apply_rope(x, positions, inv_freq),
+        rotate_half_reference(x, positions, inv_freq),
+        atol=1e-10,
+    )
 
 
 @pytest.mark.parametrize("layout", ["halves", "interleaved"])
@@ -96,8 +101,9 @@ def test_layouts_differ_by_a_fixed_permutation_of_dimensions():
     x = RNG.standard_normal((4, seq, head_dim))
     inv_freq, _ = rope_frequencies(head_dim)
     interleaved = apply_rope(x, seq, inv_freq, layout="interleaved")
-    np.testing.assert_allclose(apply_rope(x[..., perm], seq, inv_freq)[..., np.argsort(perm)],
-                               interleaved, atol=1e-13)
+    np.testing.assert_allclose(
+        apply_rope(x[..., perm], seq, inv_freq)[..., np.argsort(perm)], interleaved, atol=1e-13
+    )
 
 
 def test_permuting_wq_wk_rows_keeps_every_attention_score():
@@ -160,10 +166,22 @@ def test_does_not_modify_its_input():
         (np.zeros((3, 8)), [0, 1, -2], np.ones(4), {}, ValueError, ">= 0"),
         (np.zeros((3, 8)), 3, [1, 1, np.nan, 1], {}, ValueError, "inv_freq must be finite"),
         (np.zeros((3, 8)), 3, np.ones(4), {"layout": "neox"}, ValueError, "layout"),
-        (np.zeros((3, 8)), 3, np.ones(4), {"attention_factor": 0.0}, ValueError,
-         "attention_factor"),
-        (np.zeros((3, 8)), 3, np.ones(4), {"attention_factor": np.nan}, ValueError,
-         "attention_factor"),
+        (
+            np.zeros((3, 8)),
+            3,
+            np.ones(4),
+            {"attention_factor": 0.0},
+            ValueError,
+            "attention_factor",
+        ),
+        (
+            np.zeros((3, 8)),
+            3,
+            np.ones(4),
+            {"attention_factor": np.nan},
+            ValueError,
+            "attention_factor",
+        ),
         (np.zeros((3, 8), dtype=int), 3, np.ones(4), {}, TypeError, "float dtype"),
         (np.zeros(8), 1, np.ones(4), {}, ValueError, "shape"),
         ([[0.0, 1.0]], 1, np.ones(1), {}, TypeError, "numpy array"),

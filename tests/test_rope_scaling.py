@@ -144,8 +144,12 @@ def test_dynamic_needs_head_dim_of_at_least_4():
     ],
 )
 def test_yarn_matches_the_reference(head_dim, base, factor, context, extra):
-    scaling = {"rope_type": "yarn", "factor": factor,
-               "original_max_position_embeddings": context, **extra}
+    scaling = {
+        "rope_type": "yarn",
+        "factor": factor,
+        "original_max_position_embeddings": context,
+        **extra,
+    }
     inv_freq, attention_factor = rope_frequencies(head_dim, base=base, scaling=scaling)
     kwargs = {k: v for k, v in extra.items()}
     close(inv_freq, ref_yarn(head_dim, base, factor, context, **kwargs))
@@ -185,8 +189,13 @@ def test_yarn_explicit_attention_factor_and_mscale_ratio():
 
 # --- Llama 3 ---------------------------------------------------------------------------
 
-LLAMA31 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-           "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+LLAMA31 = {
+    "rope_type": "llama3",
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}
 
 
 def test_llama31_matches_the_reference():
@@ -209,17 +218,22 @@ def test_llama31_smoothing_band_by_hand():
     assert np.all((ratio[29:35] > 1.0) & (ratio[29:35] < 8.0))
     assert np.all(np.diff(ratio[28:36]) > 0)
     # pair 32 by hand: wavelength λ = 2π·500000^(1/2), smooth = (8192/λ − 1)/3
-    lam = 2 * math.pi * 500000 ** 0.5
+    lam = 2 * math.pi * 500000**0.5
     smooth = (8192 / lam - 1) / 3
-    assert inv_freq[32] == pytest.approx(((1 - smooth) / 8 + smooth) / 500000 ** 0.5, rel=1e-14)
+    assert inv_freq[32] == pytest.approx(((1 - smooth) / 8 + smooth) / 500000**0.5, rel=1e-14)
 
 
 # --- LongRoPE --------------------------------------------------------------------------
 
 
 def longrope(short, long, context=4096, **extra):
-    return {"rope_type": "longrope", "short_factor": short, "long_factor": long,
-            "original_max_position_embeddings": context, **extra}
+    return {
+        "rope_type": "longrope",
+        "short_factor": short,
+        "long_factor": long,
+        "original_max_position_embeddings": context,
+        **extra,
+    }
 
 
 def test_longrope_switches_factors_at_the_original_context():
@@ -230,7 +244,7 @@ def test_longrope_switches_factors_at_the_original_context():
     plain = ref_default(d, 10000.0)
     for seq_len, factors in [(None, short), (4096, short), (4097, long), (131072, long)]:
         inv_freq, _ = rope_frequencies(d, scaling=scaling, seq_len=seq_len)
-        close(inv_freq, [w / f for w, f in zip(plain, factors)])
+        close(inv_freq, [w / f for w, f in zip(plain, factors, strict=True)])
 
 
 def test_longrope_attention_factor_phi3_mini_128k():
@@ -255,20 +269,45 @@ def test_longrope_attention_factor_phi3_mini_128k():
         ({"rope_type": "linear", "factor": 2.0, "rope_theta": 1e4}, ValueError, "base="),
         ({"rope_type": "dynamic", "factor": 2.0}, ValueError, "original_max_position_embeddings"),
         ({"rope_type": "yarn", "factor": 4.0}, ValueError, "original_max_position_embeddings"),
-        ({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096,
-          "beta_fast": -1.0}, ValueError, "beta_fast"),
-        ({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096,
-          "truncate": "yes"}, TypeError, "truncate"),
+        (
+            {
+                "rope_type": "yarn",
+                "factor": 4.0,
+                "original_max_position_embeddings": 4096,
+                "beta_fast": -1.0,
+            },
+            ValueError,
+            "beta_fast",
+        ),
+        (
+            {
+                "rope_type": "yarn",
+                "factor": 4.0,
+                "original_max_position_embeddings": 4096,
+                "truncate": "yes",
+            },
+            TypeError,
+            "truncate",
+        ),
         ({**LLAMA31, "high_freq_factor": 0.5}, ValueError, "high_freq_factor"),
-        ({k: v for k, v in LLAMA31.items() if k != "low_freq_factor"}, ValueError,
-         "low_freq_factor"),
+        (
+            {k: v for k, v in LLAMA31.items() if k != "low_freq_factor"},
+            ValueError,
+            "low_freq_factor",
+        ),
         (longrope([1.0] * 3, [1.0] * 4, factor=2.0), ValueError, "short_factor.*4 entries"),
         (longrope([1.0] * 4, [1.0] * 4), ValueError, "'factor'"),
         (longrope([1.0] * 4, [1.0, 0.0, 1.0, 1.0], factor=2.0), ValueError, "long_factor"),
         (longrope([1.0] * 4, "1111", factor=2.0), TypeError, "long_factor"),
-        ({"rope_type": "llama3", **{k: v for k, v in LLAMA31.items() if k != "rope_type"},
-          "original_max_position_embeddings": 8192.5}, TypeError,
-         "original_max_position_embeddings"),
+        (
+            {
+                "rope_type": "llama3",
+                **{k: v for k, v in LLAMA31.items() if k != "rope_type"},
+                "original_max_position_embeddings": 8192.5,
+            },
+            TypeError,
+            "original_max_position_embeddings",
+        ),
         ([("rope_type", "linear")], TypeError, "dict"),
     ],
 )
@@ -305,7 +344,9 @@ def test_ntk_aware_base_function_matches_the_dynamic_type_at_slope_one():
 
     assert ntk_aware_base(10000.0, 4.0, 128) == pytest.approx(10000 * 4 ** (128 / 126))
     scaling = {"rope_type": "dynamic", "factor": 1.0, "original_max_position_embeddings": 1024}
-    close(rope_frequencies(128, scaling=scaling, seq_len=4096)[0],
-          rope_frequencies(128, base=ntk_aware_base(10000.0, 4.0, 128))[0])
+    close(
+        rope_frequencies(128, scaling=scaling, seq_len=4096)[0],
+        rope_frequencies(128, base=ntk_aware_base(10000.0, 4.0, 128))[0],
+    )
     with pytest.raises(ValueError, match="factor"):
         ntk_aware_base(10000.0, 0.5, 128)

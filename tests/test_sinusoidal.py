@@ -31,8 +31,9 @@ def test_every_row_has_squared_norm_half_d_model(d_model):
 
 def test_frequency_table_for_d8():
     assert sinusoidal_frequencies(8).tolist() == [1.0, 0.1, 0.01, 0.001]
-    np.testing.assert_allclose(sinusoidal_frequencies(512)[[0, 128, 255]],
-                               [1.0, 0.01, 10000 ** (-510 / 512)], rtol=1e-15)
+    np.testing.assert_allclose(
+        sinusoidal_frequencies(512)[[0, 128, 255]], [1.0, 0.01, 10000 ** (-510 / 512)], rtol=1e-15
+    )
 
 
 def test_wavelengths_run_from_two_pi_to_just_under_two_pi_base():
@@ -45,7 +46,7 @@ def test_wavelengths_run_from_two_pi_to_just_under_two_pi_base():
 
 def test_values_of_the_paper_formula():
     pe = sinusoidal(np.array([3, 50]), 6, base=10000.0)
-    for row, pos in zip(pe, [3, 50]):
+    for row, pos in zip(pe, [3, 50], strict=True):
         for i in range(3):
             angle = pos / 10000 ** (2 * i / 6)
             assert row[2 * i] == pytest.approx(np.sin(angle), abs=1e-15)
@@ -83,11 +84,13 @@ def test_float32_default_count_path_is_exact_too():
 
 def test_arbitrary_and_unsorted_positions_match_direct_evaluation():
     positions = np.array([7, 3, 3, 0, 100000, 12])
-    np.testing.assert_allclose(sinusoidal(positions, 32),
-                               exact_table(positions, 32).astype(float), atol=1e-11)
+    np.testing.assert_allclose(
+        sinusoidal(positions, 32), exact_table(positions, 32).astype(float), atol=1e-11
+    )
     fractional = np.array([0.5, 2.25, 1e4 + 0.1])
-    np.testing.assert_allclose(sinusoidal(fractional, 8),
-                               exact_table(fractional, 8).astype(float), atol=1e-11)
+    np.testing.assert_allclose(
+        sinusoidal(fractional, 8), exact_table(fractional, 8).astype(float), atol=1e-11
+    )
 
 
 def test_count_and_array_agree_and_are_deterministic():

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import gzip
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
 from browser_support import PRINT_PAGE, built_site, pages_of
+
 from pe_book.style import THEMES
 
 # --- contrast (WCAG 2.x) ------------------------------------------------------------------
@@ -19,7 +19,7 @@ from pe_book.style import THEMES
 
 def relative_luminance(colour: str) -> float:
     """WCAG relative luminance of an sRGB colour ``#rrggbb``."""
-    channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
@@ -45,7 +45,9 @@ def test_figure_text_is_readable_on_its_page_background(name, role):
     background of their palette (the browser tests check that background is the page's)."""
     theme = THEMES[name]
     ratio = contrast_ratio(getattr(theme, role), theme.background)
-    assert ratio >= 4.5, f"{name} {role} {getattr(theme, role)} on {theme.background}: {ratio:.2f}:1"
+    assert ratio >= 4.5, (
+        f"{name} {role} {getattr(theme, role)} on {theme.background}: {ratio:.2f}:1"
+    )
 
 
 def test_dark_theme_background_is_materials_slate():
@@ -63,7 +65,7 @@ _REFERENCE = re.compile(r'<(?:link|script|img)\b[^>]*?\b(?:href|src)="([^"]+)"',
 _CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]+)['\"]?\s*\)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def gzipped_size(path: Path) -> int:
     return len(gzip.compress(path.read_bytes(), compresslevel=6, mtime=0))
 

@@ -33,26 +33,53 @@ def reference_bucket(relative_position, bidirectional=True, num_buckets=32, max_
 @pytest.mark.parametrize("num_buckets, max_distance", [(32, 128), (64, 256), (16, 64), (8, 20)])
 def test_matches_plain_python(bidirectional, num_buckets, max_distance):
     rel = np.arange(-5000, 5001)
-    got = t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets,
-                             max_distance=max_distance)
+    got = t5_relative_bucket(
+        rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
     expected = [reference_bucket(int(r), bidirectional, num_buckets, max_distance) for r in rel]
     assert got.tolist() == expected
 
 
 def test_hand_checked_bidirectional_values():
     # 16 buckets per direction; 8 exact (distances 0-7), then 8 log-spaced up to 128.
-    rel = [0, -1, -7, -8, -11, -12, -16, -23, -32, -46, -64, -90, -91, -127, -128, -10**6]
+    rel = [0, -1, -7, -8, -11, -12, -16, -23, -32, -46, -64, -90, -91, -127, -128, -(10**6)]
     assert t5_relative_bucket(np.array(rel)).tolist() == [
-        0, 1, 7, 8, 8, 9, 10, 11, 12, 13, 14, 14, 15, 15, 15, 15]
+        0,
+        1,
+        7,
+        8,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        14,
+        15,
+        15,
+        15,
+        15,
+    ]
     # keys after the query use the upper half of the buckets
     assert t5_relative_bucket(np.array([1, 7, 8, 91, 10**6])).tolist() == [17, 23, 24, 31, 31]
 
 
 def test_hand_checked_causal_values():
     # 16 exact (0-15), 16 log-spaced; every key after the query shares bucket 0.
-    rel = np.array([5, 1, 0, -1, -15, -16, -19, -112, -113, -10**6])
+    rel = np.array([5, 1, 0, -1, -15, -16, -19, -112, -113, -(10**6)])
     assert t5_relative_bucket(rel, bidirectional=False).tolist() == [
-        0, 0, 0, 1, 15, 16, 17, 30, 31, 31]
+        0,
+        0,
+        0,
+        1,
+        15,
+        16,
+        17,
+        30,
+        31,
+        31,
+    ]
 
 
 def test_query_key_matrix_is_toeplitz_and_the_sign_is_key_minus_query():
@@ -77,10 +104,17 @@ BAD = [
     (dict(relative_position=[True]), TypeError, "relative_position must hold integers"),
     (dict(relative_position="3"), TypeError, "relative_position must hold integers"),
     (dict(relative_position=[0], num_buckets=3), ValueError, "num_buckets must be >= 4"),
-    (dict(relative_position=[0], num_buckets=1, bidirectional=False), ValueError,
-     "num_buckets must be >= 2"),
+    (
+        dict(relative_position=[0], num_buckets=1, bidirectional=False),
+        ValueError,
+        "num_buckets must be >= 2",
+    ),
     (dict(relative_position=[0], max_distance=8), ValueError, "max_distance must be >"),
-    (dict(relative_position=[0], bidirectional=1), TypeError, "bidirectional must be True or False"),
+    (
+        dict(relative_position=[0], bidirectional=1),
+        TypeError,
+        "bidirectional must be True or False",
+    ),
     (dict(relative_position=[0], num_buckets=32.0), TypeError, "num_buckets must be an integer"),
 ]
 

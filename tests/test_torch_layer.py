@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from pages import find_blocks
 
 from pe_explained import sinusoidal
@@ -25,8 +24,11 @@ PAGE = Path(__file__).resolve().parent.parent / "docs" / "model" / "layer.md"
 @pytest.fixture(scope="module")
 def page_code() -> dict:
     """The namespace after running the page's plain-Python PyTorch blocks."""
-    blocks = [b for b in find_blocks(PAGE.read_text(encoding="utf-8"), PAGE)
-              if not b.is_doctest and re.search(r"^import torch", b.source, re.M)]
+    blocks = [
+        b
+        for b in find_blocks(PAGE.read_text(encoding="utf-8"), PAGE)
+        if not b.is_doctest and re.search(r"^import torch", b.source, re.M)
+    ]
     assert blocks, "the layer page has no PyTorch code block"
     namespace: dict = {"__name__": "torch_layer_page"}
     for block in blocks:
@@ -34,15 +36,17 @@ def page_code() -> dict:
     return namespace
 
 
-@pytest.mark.parametrize("d_model, max_len, base", [(8, 16, 10000.0), (512, 1024, 10000.0),
-                                                    (64, 300, 500.0)])
+@pytest.mark.parametrize(
+    "d_model, max_len, base", [(8, 16, 10000.0), (512, 1024, 10000.0), (64, 300, 500.0)]
+)
 def test_torch_table_equals_the_numpy_table(page_code, d_model, max_len, base):
     layer = page_code["TorchSinusoidalPositionalEncoding"](d_model, max_len, base=base)
     table = layer.table.numpy()
     assert table.dtype == np.float32 and table.shape == (max_len, d_model)
     np.testing.assert_array_equal(table, sinusoidal(max_len, d_model, base=base, dtype=np.float32))
-    np.testing.assert_allclose(table, SinusoidalPositionalEncoding(d_model, max_len, base=base).table,
-                               atol=6e-8)
+    np.testing.assert_allclose(
+        table, SinusoidalPositionalEncoding(d_model, max_len, base=base).table, atol=6e-8
+    )
 
 
 def test_torch_layer_behaves_like_the_numpy_layer(page_code):
@@ -50,9 +54,11 @@ def test_torch_layer_behaves_like_the_numpy_layer(page_code):
     assert list(layer.parameters()) == [] and "table" not in layer.state_dict()
     layer.eval()
     x = torch.randn(3, 5, 16)
-    np.testing.assert_allclose(layer(x).numpy(),
-                               SinusoidalPositionalEncoding(16, 12)(x.numpy().astype(np.float64)),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        layer(x).numpy(),
+        SinusoidalPositionalEncoding(16, 12)(x.numpy().astype(np.float64)),
+        atol=1e-6,
+    )
     with pytest.raises(ValueError, match="exceeds max_len=12"):
         layer(torch.zeros(1, 13, 16))
     with pytest.raises(ValueError, match="even"):

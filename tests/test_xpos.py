@@ -12,11 +12,13 @@ from pe_explained.xpos import expected_rotary_score, xpos_scale, xpos_zeta
 def test_zeta_is_the_papers_formula():
     head_dim, gamma = 8, 0.4
     i = np.arange(head_dim // 2)
-    np.testing.assert_allclose(xpos_zeta(head_dim, gamma=gamma),
-                               (2 * i / head_dim + gamma) / (1 + gamma), rtol=1e-15)
+    np.testing.assert_allclose(
+        xpos_zeta(head_dim, gamma=gamma), (2 * i / head_dim + gamma) / (1 + gamma), rtol=1e-15
+    )
     # torchscale writes it as (2i + 0.4 d) / (1.4 d)
-    np.testing.assert_allclose(xpos_zeta(64), (np.arange(0, 64, 2) + 0.4 * 64) / (1.4 * 64),
-                               rtol=1e-15)
+    np.testing.assert_allclose(
+        xpos_zeta(64), (np.arange(0, 64, 2) + 0.4 * 64) / (1.4 * 64), rtol=1e-15
+    )
 
 
 def test_scale_layouts_and_values():
@@ -53,7 +55,7 @@ def test_expected_score_matches_explicit_rotation_and_scaling(scale_base):
     distances = np.array([0, 1, 5, 40, 300])
     query_pos = 1000
     got = expected_rotary_score(head_dim, distances, base=base, scale_base=scale_base)
-    for dist, value in zip(distances, got):
+    for dist, value in zip(distances, got, strict=True):
         key_pos = query_pos - dist
         total = 0.0
         for e in np.eye(head_dim):  # E[q qᵀ] ∝ identity: average over the basis
@@ -61,7 +63,9 @@ def test_expected_score_matches_explicit_rotation_and_scaling(scale_base):
             if scale_base is not None:
                 q = q * xpos_scale(head_dim, [query_pos], scale_base=scale_base)[0]
                 k = k / xpos_scale(head_dim, [key_pos], scale_base=scale_base)[0]
-            total += _rotate_interleaved(q, query_pos, omega) @ _rotate_interleaved(k, key_pos, omega)
+            total += _rotate_interleaved(q, query_pos, omega) @ _rotate_interleaved(
+                k, key_pos, omega
+            )
         assert value == pytest.approx(total / head_dim, abs=1e-12)
 
 
@@ -72,12 +76,20 @@ def test_expected_score_with_the_librarys_rope_in_both_layouts(layout):
     distances = np.array([0, 3, 64, 650])
     got = expected_rotary_score(head_dim, distances, scale_base=512)
     basis = np.eye(head_dim)  # E[q qᵀ] ∝ identity: average over the basis vectors
-    q = apply_rope(basis * xpos_scale(head_dim, [query_pos], layout=layout),
-                   np.full(head_dim, query_pos), inv_freq, layout=layout)
-    for dist, value in zip(distances, got):
+    q = apply_rope(
+        basis * xpos_scale(head_dim, [query_pos], layout=layout),
+        np.full(head_dim, query_pos),
+        inv_freq,
+        layout=layout,
+    )
+    for dist, value in zip(distances, got, strict=True):
         key_pos = query_pos - int(dist)
-        k = apply_rope(basis / xpos_scale(head_dim, [key_pos], layout=layout),
-                       np.full(head_dim, key_pos), inv_freq, layout=layout)
+        k = apply_rope(
+            basis / xpos_scale(head_dim, [key_pos], layout=layout),
+            np.full(head_dim, key_pos),
+            inv_freq,
+            layout=layout,
+        )
         assert value == pytest.approx(np.sum(q * k) / head_dim, abs=1e-12)
 
 

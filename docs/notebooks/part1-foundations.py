@@ -27,9 +27,9 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
+from pe_book.notebooks import use_notebook_style
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from pe_explained.attention import self_attention, toy_embeddings
-from pe_book.notebooks import use_notebook_style
 from pe_explained.properties import distance_by_offset, dot_product_by_offset, offset_matrix
 
 use_notebook_style()  # the book's colours, on a white background

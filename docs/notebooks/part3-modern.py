@@ -26,6 +26,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
+from pe_book.notebooks import use_notebook_style
 from pe_explained import (
     alibi_bias,
     alibi_slopes,
@@ -35,7 +36,6 @@ from pe_explained import (
     rope_frequencies,
     t5_relative_bucket,
 )
-from pe_book.notebooks import use_notebook_style
 
 use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)

@@ -26,6 +26,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
+from pe_book.notebooks import use_notebook_style
 from pe_explained import (
     apply_rope,
     fairseq_positions,
@@ -35,7 +36,6 @@ from pe_explained import (
     sinusoidal,
     tensor2tensor_timing_signal,
 )
-from pe_book.notebooks import use_notebook_style
 
 use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)

@@ -16,6 +16,7 @@ from pe_explained.embedding import (
     energy_rank,
     position_share,
 )
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -60,9 +61,16 @@ def _(theme):
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
     bins = np.linspace(-0.3, 1.0, 131)
-    for (name, cosines), colour in zip(_cosine_samples().items(), theme.cycle):
-        ax.hist(cosines, bins=bins, density=True, histtype="step", linewidth=1.6,
-                color=colour, label=name)
+    for (name, cosines), colour in zip(_cosine_samples().items(), theme.cycle, strict=False):
+        ax.hist(
+            cosines,
+            bins=bins,
+            density=True,
+            histtype="step",
+            linewidth=1.6,
+            color=colour,
+            label=name,
+        )
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("cosine similarity  (0 = orthogonal, 1 = same direction)")
@@ -75,8 +83,9 @@ def _(theme):
 def _same_word_cosines(scale_by_sqrt_d_model: bool) -> np.ndarray:
     """cos(x(word at 0), x(word at p)) for p = 0 … SAME_WORD_POSITIONS − 1, one random word."""
     e = _random_vectors(1, D_MODEL)
-    x = embed_with_positions(np.repeat(e, SAME_WORD_POSITIONS, axis=0),
-                             scale_by_sqrt_d_model=scale_by_sqrt_d_model)
+    x = embed_with_positions(
+        np.repeat(e, SAME_WORD_POSITIONS, axis=0), scale_by_sqrt_d_model=scale_by_sqrt_d_model
+    )
     return cosine_similarity(x[0], x)
 
 
@@ -119,15 +128,34 @@ def _():
         e = _random_vectors(count, d_model)
         pe = sinusoidal(count, d_model)
         e_norm = float(np.linalg.norm(e, axis=1).mean())
-        rows.append([d_model, np.sqrt(d_model / 2), e_norm, position_share(e, pe),
-                     np.sqrt(d_model) * e_norm, position_share(np.sqrt(d_model) * e, pe)])
+        rows.append(
+            [
+                d_model,
+                np.sqrt(d_model / 2),
+                e_norm,
+                position_share(e, pe),
+                np.sqrt(d_model) * e_norm,
+                position_share(np.sqrt(d_model) * e, pe),
+            ]
+        )
     return Table(
-        ["d_model", "‖PE‖ = √(d_model/2)", "‖e‖", "PE share of ‖e + PE‖²",
-         "‖√d_model · e‖", "PE share of ‖√d_model · e + PE‖²"],
+        [
+            "d_model",
+            "‖PE‖ = √(d_model/2)",
+            "‖e‖",
+            "PE share of ‖e + PE‖²",
+            "‖√d_model · e‖",
+            "PE share of ‖√d_model · e + PE‖²",
+        ],
         rows,
-        formats={"d_model": "d", "‖PE‖ = √(d_model/2)": ".2f", "‖e‖": ".2f",
-                 "‖√d_model · e‖": ".2f", "PE share of ‖e + PE‖²": ".3f",
-                 "PE share of ‖√d_model · e + PE‖²": ".3f"},
+        formats={
+            "d_model": "d",
+            "‖PE‖ = √(d_model/2)": ".2f",
+            "‖e‖": ".2f",
+            "‖√d_model · e‖": ".2f",
+            "PE share of ‖e + PE‖²": ".3f",
+            "PE share of ‖√d_model · e + PE‖²": ".3f",
+        },
     )
 
 
@@ -146,7 +174,8 @@ def _sentence_outputs(with_pe: bool):
 
 
 def _match_by_word(out_a, out_b) -> float:
-    """Largest distance from an output of SCRAMBLED to the nearest output of the same word in SENTENCE."""
+    """Largest distance from an output of SCRAMBLED to the nearest output of the same word
+    in SENTENCE."""
     worst = 0.0
     for j, word in enumerate(SCRAMBLED):
         same = [i for i, w in enumerate(SENTENCE) if w == word]
@@ -163,9 +192,13 @@ def _match_by_word(out_a, out_b) -> float:
 def _():
     measures = {
         "Σ inputs: original − scrambled": lambda a, b: np.abs(a[0].sum(0) - b[0].sum(0)).max(),
-        "Σ attention outputs: original − scrambled": lambda a, b: np.abs(a[1].sum(0) - b[1].sum(0)).max(),
+        "Σ attention outputs: original − scrambled": lambda a, b: np.abs(
+            a[1].sum(0) - b[1].sum(0)
+        ).max(),
         "output of each word: scrambled vs original": lambda a, b: _match_by_word(a[1], b[1]),
-        "the two “the”s in the original: their outputs": lambda a, b: np.linalg.norm(a[1][0] - a[1][4]),
+        "the two “the”s in the original: their outputs": lambda a, b: np.linalg.norm(
+            a[1][0] - a[1][4]
+        ),
     }
     rows = []
     for name, measure in measures.items():

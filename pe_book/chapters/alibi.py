@@ -7,6 +7,7 @@ import numpy as np
 
 from pe_explained.alibi import alibi_bias, alibi_slopes
 from pe_explained.attention import softmax
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -14,16 +15,21 @@ HEAD_COUNTS = (8, 12, 16)
 FIGURE_HEADS, FIGURE_LEN = 8, 12
 
 
-@table("alibi_slopes_by_heads",
-       caption="ALiBi slopes m_h for 8, 12 and 16 heads (exact values, rounded to 6 digits).")
+@table(
+    "alibi_slopes_by_heads",
+    caption="ALiBi slopes m_h for 8, 12 and 16 heads (exact values, rounded to 6 digits).",
+)
 def _():
     slopes = {n: alibi_slopes(n) for n in HEAD_COUNTS}
     rows = []
     for h in range(max(HEAD_COUNTS)):
         cells = [f"{slopes[n][h]:.6g}" if h < n else "" for n in HEAD_COUNTS]
-        exponents = [f"2^{np.log2(slopes[n][h]):g}".replace("-", "−") if h < n else ""
-                     for n in HEAD_COUNTS]
-        rows.append([h + 1, *[f"{c} ({e})" if c else "" for c, e in zip(cells, exponents)]])
+        exponents = [
+            f"2^{np.log2(slopes[n][h]):g}".replace("-", "−") if h < n else "" for n in HEAD_COUNTS
+        ]
+        rows.append(
+            [h + 1, *[f"{c} ({e})" if c else "" for c, e in zip(cells, exponents, strict=True)]]
+        )
     return Table(["head h", *[f"{n} heads" for n in HEAD_COUNTS]], rows)
 
 
@@ -86,8 +92,12 @@ def _(theme):
     colours = matplotlib.colormaps[theme.sequential](np.linspace(low, high, FIGURE_HEADS))
     for h in range(FIGURE_HEADS):
         exponent = f"{np.log2(slopes[h]):g}".replace("-", "−")
-        right.plot(distance, -slopes[h] * distance, color=colours[h],
-                   label=f"head {h + 1}: m = 2^{exponent}")
+        right.plot(
+            distance,
+            -slopes[h] * distance,
+            color=colours[h],
+            label=f"head {h + 1}: m = 2^{exponent}",
+        )
     left.set_xticks(range(0, FIGURE_LEN, 3))
     left.set_yticks(range(0, FIGURE_LEN, 3))
     right.set_xlabel("distance i − j (positions)")

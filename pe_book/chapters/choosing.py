@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from pe_explained.learned import learned_parameter_count
 from pe_explained.rope import rope_frequencies
+
 from .. import Table, table, value
 
 D_MODEL, NUM_HEADS, NUM_LAYERS, SEQ_LEN, T5_BUCKETS = 4096, 32, 32, 4096, 32
 HEAD_DIM = D_MODEL // NUM_HEADS
 
 
-@table("choosing_costs",
-       caption=f"One decoder configuration: d_model = {D_MODEL}, {NUM_HEADS} heads of "
-       f"{HEAD_DIM}, {NUM_LAYERS} layers, sequences of {SEQ_LEN} tokens.")
+@table(
+    "choosing_costs",
+    caption=f"One decoder configuration: d_model = {D_MODEL}, {NUM_HEADS} heads of "
+    f"{HEAD_DIM}, {NUM_LAYERS} layers, sequences of {SEQ_LEN} tokens.",
+)
 def _():
     rotated = 2 * NUM_HEADS * 2 * len(rope_frequencies(HEAD_DIM)[0])  # q and k, 2 per pair
     bias_per_row = NUM_HEADS * SEQ_LEN  # one number per head and key, per query token
@@ -25,11 +28,20 @@ def _():
         ["xPos (rotated and scaled)", 0, rotated, 0],
         ["NoPE", 0, 0, 0],
     ]
-    return Table(["encoding", "trained parameters",
-                  "numbers added or rotated per token, per layer",
-                  "numbers added per token at the input"], rows,
-                 formats={"trained parameters": ",d", "numbers added or rotated per token, "
-                          "per layer": ",d", "numbers added per token at the input": ",d"})
+    return Table(
+        [
+            "encoding",
+            "trained parameters",
+            "numbers added or rotated per token, per layer",
+            "numbers added per token at the input",
+        ],
+        rows,
+        formats={
+            "trained parameters": ",d",
+            "numbers added or rotated per token, per layer": ",d",
+            "numbers added per token at the input": ",d",
+        },
+    )
 
 
 @value("choosing_learned_parameters")

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_explained.rope import ntk_aware_base, rope_frequencies, rope_wavelengths, yarn_correction_range
+from pe_explained.rope import (
+    ntk_aware_base,
+    rope_frequencies,
+    rope_wavelengths,
+    yarn_correction_range,
+)
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
 HEAD_DIM, BASE, CONTEXT, FACTOR = 128, 10000.0, 4096, 4.0
 FACTORS = (2.0, 4.0, 8.0, 16.0, 32.0)
-LLAMA31 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-           "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+LLAMA31 = {
+    "rope_type": "llama3",
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}
 LLAMA31_BASE = 500000.0
 
 
@@ -21,18 +32,42 @@ def _methods() -> list[tuple[str, np.ndarray]]:
     stretched = int(FACTOR * CONTEXT)
     return [
         ("original RoPE", rope_wavelengths(HEAD_DIM, base=BASE)),
-        ("position interpolation", rope_wavelengths(
-            HEAD_DIM, base=BASE, scaling={"rope_type": "linear", "factor": FACTOR})),
+        (
+            "position interpolation",
+            rope_wavelengths(
+                HEAD_DIM, base=BASE, scaling={"rope_type": "linear", "factor": FACTOR}
+            ),
+        ),
         ("NTK-aware", rope_wavelengths(HEAD_DIM, base=ntk_aware_base(BASE, FACTOR, HEAD_DIM))),
-        (f"dynamic NTK (HF) at {stretched:,}", rope_wavelengths(
-            HEAD_DIM, base=BASE, scaling={"rope_type": "dynamic", "factor": FACTOR, **ctx},
-            seq_len=stretched)),
-        ("YaRN", rope_wavelengths(
-            HEAD_DIM, base=BASE, scaling={"rope_type": "yarn", "factor": FACTOR, **ctx})),
-        ("Llama 3 rule", rope_wavelengths(
-            HEAD_DIM, base=BASE, scaling={"rope_type": "llama3", "factor": FACTOR,
-                                          "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                                          **ctx})),
+        (
+            f"dynamic NTK (HF) at {stretched:,}",
+            rope_wavelengths(
+                HEAD_DIM,
+                base=BASE,
+                scaling={"rope_type": "dynamic", "factor": FACTOR, **ctx},
+                seq_len=stretched,
+            ),
+        ),
+        (
+            "YaRN",
+            rope_wavelengths(
+                HEAD_DIM, base=BASE, scaling={"rope_type": "yarn", "factor": FACTOR, **ctx}
+            ),
+        ),
+        (
+            "Llama 3 rule",
+            rope_wavelengths(
+                HEAD_DIM,
+                base=BASE,
+                scaling={
+                    "rope_type": "llama3",
+                    "factor": FACTOR,
+                    "low_freq_factor": 1.0,
+                    "high_freq_factor": 4.0,
+                    **ctx,
+                },
+            ),
+        ),
     ]
 
 
@@ -57,7 +92,7 @@ def _(theme):
     fig = new_figure(7.0, 4.0)
     ax = fig.add_subplot()
     styles = ["-", "--", "-.", ":", "-", "--"]
-    for (label, wavelengths), style in zip(methods, styles):
+    for (label, wavelengths), style in zip(methods, styles, strict=True):
         ax.plot(pairs, wavelengths, linestyle=style, label=label, linewidth=1.4)
     ax.axhline(CONTEXT, color=theme.muted, linestyle="--", linewidth=1)
     ax.text(0, CONTEXT * 1.6, f"original context = {CONTEXT:,}", color=theme.text, fontsize=8.5)
@@ -83,19 +118,28 @@ def _():
 
     def longrope(s):
         ones = [1.0] * (HEAD_DIM // 2)
-        return {"rope_type": "longrope", "short_factor": ones, "long_factor": ones,
-                "factor": s, **ctx}
+        return {
+            "rope_type": "longrope",
+            "short_factor": ones,
+            "long_factor": ones,
+            "factor": s,
+            **ctx,
+        }
 
     rows = [
-        ["linear, dynamic, llama3"] + [factor_of({"rope_type": "linear", "factor": s})
-                                       for s in FACTORS],
-        ["yarn (0.1 ln s + 1)"] + [factor_of({"rope_type": "yarn", "factor": s, **ctx})
-                                   for s in FACTORS],
-        ["yarn, logit multiplier (square)"] + [
-            factor_of({"rope_type": "yarn", "factor": s, **ctx}) ** 2 for s in FACTORS],
-        ["yarn, mscale = mscale_all_dim = 1"] + [
-            factor_of({"rope_type": "yarn", "factor": s, "mscale": 1.0, "mscale_all_dim": 1.0,
-                       **ctx}) for s in FACTORS],
+        ["linear, dynamic, llama3"]
+        + [factor_of({"rope_type": "linear", "factor": s}) for s in FACTORS],
+        ["yarn (0.1 ln s + 1)"]
+        + [factor_of({"rope_type": "yarn", "factor": s, **ctx}) for s in FACTORS],
+        ["yarn, logit multiplier (square)"]
+        + [factor_of({"rope_type": "yarn", "factor": s, **ctx}) ** 2 for s in FACTORS],
+        ["yarn, mscale = mscale_all_dim = 1"]
+        + [
+            factor_of(
+                {"rope_type": "yarn", "factor": s, "mscale": 1.0, "mscale_all_dim": 1.0, **ctx}
+            )
+            for s in FACTORS
+        ],
         [f"longrope, L = {CONTEXT:,}"] + [factor_of(longrope(s)) for s in FACTORS],
     ]
     return Table(["rope_type"] + [f"s = {s:g}" for s in FACTORS], rows)
@@ -134,12 +178,16 @@ def _():
 
 @value("ce_yarn_low")
 def _():
-    return str(yarn_correction_range(HEAD_DIM, base=BASE, original_max_position_embeddings=CONTEXT)[0])
+    return str(
+        yarn_correction_range(HEAD_DIM, base=BASE, original_max_position_embeddings=CONTEXT)[0]
+    )
 
 
 @value("ce_yarn_high")
 def _():
-    return str(yarn_correction_range(HEAD_DIM, base=BASE, original_max_position_embeddings=CONTEXT)[1])
+    return str(
+        yarn_correction_range(HEAD_DIM, base=BASE, original_max_position_embeddings=CONTEXT)[1]
+    )
 
 
 def _llama31_stretch() -> np.ndarray:
@@ -162,4 +210,3 @@ def _():
 @value("ce_llama31_divided")
 def _():
     return str(int(np.isclose(_llama31_stretch(), LLAMA31["factor"], rtol=1e-12, atol=0).sum()))
-

@@ -5,8 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from pe_explained import sinusoidal
-from pe_explained.conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
+from pe_explained.conventions import (
+    fairseq_positions,
+    fairseq_sinusoidal,
+    tensor2tensor_timing_signal,
+)
 from pe_explained.rope import apply_rope, interleaved_to_halves_permutation, rope_frequencies
+
 from .. import Table, table, value
 
 D_MODEL, NUM_TOKENS, PADDING_IDX = 512, 1024, 1
@@ -33,20 +38,32 @@ def _measured_frequencies(table_halves: np.ndarray) -> np.ndarray:
     return np.arctan2(table_halves[1, :half], table_halves[1, half:])
 
 
-@table("conventions_overview",
-       caption=f"Four sinusoidal conventions at d_model = {D_MODEL}; the frequencies are read "
-       "back from each table's row 1.")
+@table(
+    "conventions_overview",
+    caption=f"Four sinusoidal conventions at d_model = {D_MODEL}; the frequencies are read "
+    "back from each table's row 1.",
+)
 def _():
     t = _as_tokens_read_them()
     paper_halves = t["halves"]
     fairseq_full = fairseq_sinusoidal(4, D_MODEL)
     cases = [
         ("paper (Vaswani et al.)", "interleaved: sin, cos, sin, …", paper_halves, "0", "none"),
-        ("split halves (Hugging Face Marian, Pegasus)", "all sin, then all cos", paper_halves,
-         "0", "none"),
+        (
+            "split halves (Hugging Face Marian, Pegasus)",
+            "all sin, then all cos",
+            paper_halves,
+            "0",
+            "none",
+        ),
         ("tensor2tensor", "all sin, then all cos", t["t2t"], "0", "none"),
-        ("fairseq", "all sin, then all cos", fairseq_full, f"{PADDING_IDX + 1}",
-         f"row {PADDING_IDX} all zeros"),
+        (
+            "fairseq",
+            "all sin, then all cos",
+            fairseq_full,
+            f"{PADDING_IDX + 1}",
+            f"row {PADDING_IDX} all zeros",
+        ),
     ]
     rows = []
     for name, layout, tab, first_row, padding in cases:
@@ -54,27 +71,44 @@ def _():
         # omega_1 = 10000^(-1/denominator)  =>  denominator = ln(10000) / -ln(omega_1)
         denominator = np.log(10000.0) / -np.log(omega[1])
         rows.append([name, layout, denominator, 2 * np.pi / omega[-1], first_row, padding])
-    return Table(["convention", "layout", "exponent denominator", "last-pair wavelength",
-                  "row read by token 0", "padding row"], rows,
-                 formats={"exponent denominator": ".2f", "last-pair wavelength": ",.0f"})
+    return Table(
+        [
+            "convention",
+            "layout",
+            "exponent denominator",
+            "last-pair wavelength",
+            "row read by token 0",
+            "padding row",
+        ],
+        rows,
+        formats={"exponent denominator": ".2f", "last-pair wavelength": ",.0f"},
+    )
 
 
-@table("conventions_differences",
-       caption=f"max |difference| between the vectors tokens 0–{NUM_TOKENS - 1} receive, "
-       f"d_model = {D_MODEL}.")
+@table(
+    "conventions_differences",
+    caption=f"max |difference| between the vectors tokens 0–{NUM_TOKENS - 1} receive, "
+    f"d_model = {D_MODEL}.",
+)
 def _():
     t = _as_tokens_read_them()
     order = interleaved_to_halves_permutation(D_MODEL)
     cases = [
         ("paper vs split halves", "column order only", t["paper"], t["halves"]),
-        ("paper, columns reordered, vs split halves", "nothing", t["paper"][:, order],
-         t["halves"]),
-        ("split halves vs tensor2tensor", "frequency spacing (denominator)", t["halves"],
-         t["t2t"]),
-        ("tensor2tensor vs fairseq table without padding row", "nothing (same formula)", t["t2t"],
-         t["fairseq_table"]),
-        ("tensor2tensor vs fairseq as tokens read it", f"offset: token t reads row "
-         f"t + {PADDING_IDX + 1}", t["t2t"], t["fairseq"]),
+        ("paper, columns reordered, vs split halves", "nothing", t["paper"][:, order], t["halves"]),
+        ("split halves vs tensor2tensor", "frequency spacing (denominator)", t["halves"], t["t2t"]),
+        (
+            "tensor2tensor vs fairseq table without padding row",
+            "nothing (same formula)",
+            t["t2t"],
+            t["fairseq_table"],
+        ),
+        (
+            "tensor2tensor vs fairseq as tokens read it",
+            f"offset: token t reads row t + {PADDING_IDX + 1}",
+            t["t2t"],
+            t["fairseq"],
+        ),
     ]
     rows = [[name, what, float(np.abs(a - b).max())] for name, what, a, b in cases]
     return Table(["compared", "what differs", "max |difference|"], rows, default_format=".2e")
@@ -86,9 +120,11 @@ def _scores(q, k, inv_freq, layout, attention_factor=1.0):
     return rq @ rk.T
 
 
-@table("conventions_rope_layouts",
-       caption=f"RoPE conventions, head_dim = {HEAD_DIM}, {SEQ} positions, random queries and "
-       "keys: what changes in the attention scores q·k.")
+@table(
+    "conventions_rope_layouts",
+    caption=f"RoPE conventions, head_dim = {HEAD_DIM}, {SEQ} positions, random queries and "
+    "keys: what changes in the attention scores q·k.",
+)
 def _():
     rng = np.random.default_rng(0)
     q, k = rng.normal(size=(2, SEQ, HEAD_DIM))
@@ -101,12 +137,21 @@ def _():
     plain = _scores(q, k, yarn_freq, "halves")
     scaled = _scores(q, k, yarn_freq, "halves", attention_factor=factor)
     rows = [
-        ["interleaved vs halves, same q and k", "max |score difference|",
-         float(np.abs(inter - halves_same).max())],
-        ["interleaved vs halves, q and k dimensions permuted", "max |score difference|",
-         float(np.abs(inter - halves_perm).max())],
-        [f"YaRN (factor {YARN['factor']:g}) with vs without attention_factor",
-         "score ratio (median)", float(np.median(scaled / plain))],
+        [
+            "interleaved vs halves, same q and k",
+            "max |score difference|",
+            float(np.abs(inter - halves_same).max()),
+        ],
+        [
+            "interleaved vs halves, q and k dimensions permuted",
+            "max |score difference|",
+            float(np.abs(inter - halves_perm).max()),
+        ],
+        [
+            f"YaRN (factor {YARN['factor']:g}) with vs without attention_factor",
+            "score ratio (median)",
+            float(np.median(scaled / plain)),
+        ],
     ]
     return Table(["compared", "measure", "value"], rows, default_format=".4g")
 
@@ -114,7 +159,7 @@ def _():
 @value("yarn_attention_factor_squared")
 def _():
     _, factor = rope_frequencies(HEAD_DIM, scaling=YARN)
-    return f"{factor ** 2:.4f}"
+    return f"{factor**2:.4f}"
 
 
 @value("t2t_last_wavelength")

@@ -13,6 +13,7 @@ from pe_explained.pitfalls import (
     wrong_layout_lookup,
 )
 from pe_explained.properties import cycles_within, distance_by_offset, first_distance_decrease
+
 from .. import Table, figure, table, value
 from ..style import heatmap_panels, new_figure
 
@@ -43,21 +44,34 @@ def _still_columns(table: np.ndarray) -> int:
     f"in the correct table, {_still_columns(sinusoidal(BUG_POSITIONS, BUG_D_MODEL))}.",
 )
 def _(theme):
-    tables = (("correct: ω_i = 10000^(−2i/d)", sinusoidal(BUG_POSITIONS, BUG_D_MODEL)),
-              ("bug: ω_i = 10000^(−4i/d)", sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL)))
-    return heatmap_panels(theme, tables, vmin=-1, vmax=1, xlabel="dimension j  (fast → slow)",
-                          colorbar_label="PE[pos, j]")
+    tables = (
+        ("correct: ω_i = 10000^(−2i/d)", sinusoidal(BUG_POSITIONS, BUG_D_MODEL)),
+        ("bug: ω_i = 10000^(−4i/d)", sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL)),
+    )
+    return heatmap_panels(
+        theme,
+        tables,
+        vmin=-1,
+        vmax=1,
+        xlabel="dimension j  (fast → slow)",
+        colorbar_label="PE[pos, j]",
+    )
 
 
-@table("fact_check_doubled_wavelengths",
-       caption=f"Wavelength 2π/ω_i of a few pairs, d_model = {BUG_D_MODEL}.")
+@table(
+    "fact_check_doubled_wavelengths",
+    caption=f"Wavelength 2π/ω_i of a few pairs, d_model = {BUG_D_MODEL}.",
+)
 def _():
     correct = sinusoidal_wavelengths(BUG_D_MODEL)
     buggy = 2 * np.pi / doubled_exponent_frequencies(BUG_D_MODEL)
     pairs = [0, 8, 16, 32, 48, BUG_D_MODEL // 2 - 1]
     rows = [[i, 2 * i, correct[i], buggy[i]] for i in pairs]
-    return Table(["pair i", "sine column 2i", "correct wavelength", "wavelength with the bug"],
-                 rows, default_format=",.1f")
+    return Table(
+        ["pair i", "sine column 2i", "correct wavelength", "wavelength with the bug"],
+        rows,
+        default_format=",.1f",
+    )
 
 
 @value("fact_check_bug_longest_wavelength")
@@ -70,17 +84,22 @@ def _():
     return f"{sinusoidal_wavelengths(BUG_D_MODEL)[-1]:,.0f}"
 
 
-@table("fact_check_low_dimensions",
-       caption=f"Which dimensions are fast: d_model = {LOW_DIM_D_MODEL}.")
+@table(
+    "fact_check_low_dimensions", caption=f"Which dimensions are fast: d_model = {LOW_DIM_D_MODEL}."
+)
 def _():
     pe = sinusoidal(2, LOW_DIM_D_MODEL)
     wavelengths = sinusoidal_wavelengths(LOW_DIM_D_MODEL)
     dims = [0, 1, 2, 3, LOW_DIM_D_MODEL // 2, LOW_DIM_D_MODEL - 2, LOW_DIM_D_MODEL - 1]
-    rows = [[j, "sin" if j % 2 == 0 else "cos", j // 2, wavelengths[j // 2],
-             abs(pe[1, j] - pe[0, j])] for j in dims]
-    return Table(["dimension j", "function", "pair i", "wavelength (positions)",
-                  "|PE[1, j] − PE[0, j]|"], rows,
-                 formats={"wavelength (positions)": ",.1f", "|PE[1, j] − PE[0, j]|": ".2e"})
+    rows = [
+        [j, "sin" if j % 2 == 0 else "cos", j // 2, wavelengths[j // 2], abs(pe[1, j] - pe[0, j])]
+        for j in dims
+    ]
+    return Table(
+        ["dimension j", "function", "pair i", "wavelength (positions)", "|PE[1, j] − PE[0, j]|"],
+        rows,
+        formats={"wavelength (positions)": ",.1f", "|PE[1, j] − PE[0, j]|": ".2e"},
+    )
 
 
 @figure(
@@ -101,10 +120,22 @@ def _(theme):
     i = np.arange(len(cycles))
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
-    ax.plot(i[~below], cycles[~below], marker="o", markersize=2.5, linestyle="none",
-            label="completes at least one cycle")
-    ax.plot(i[below], cycles[below], marker="o", markersize=2.5, linestyle="none",
-            label=f"less than one cycle ({int(below.sum())} pairs)")
+    ax.plot(
+        i[~below],
+        cycles[~below],
+        marker="o",
+        markersize=2.5,
+        linestyle="none",
+        label="completes at least one cycle",
+    )
+    ax.plot(
+        i[below],
+        cycles[below],
+        marker="o",
+        markersize=2.5,
+        linestyle="none",
+        label=f"less than one cycle ({int(below.sum())} pairs)",
+    )
     ax.axhline(1.0, color=theme.muted, linestyle="--", linewidth=1)
     ax.set_yscale("log")
     ax.set_xlabel("pair i  (0 = fastest → slowest)")
@@ -120,22 +151,33 @@ def _():
     return f"{int((cycles < 1).sum())} of {len(cycles)}"
 
 
-@table("fact_check_sum_rule",
-       caption=f"Predicting PE(p + k) for all p, k < {SUM_POSITIONS}, d_model = {SUM_D_MODEL}.")
+@table(
+    "fact_check_sum_rule",
+    caption=f"Predicting PE(p + k) for all p, k < {SUM_POSITIONS}, d_model = {SUM_D_MODEL}.",
+)
 def _():
     errors = sum_rule_errors(SUM_POSITIONS, SUM_POSITIONS, SUM_D_MODEL)
-    return Table(["rule", "relative error ‖prediction − PE(p+k)‖ / ‖PE(p+k)‖"],
-                 [[rule, err] for rule, err in errors.items()], default_format=".2e")
+    return Table(
+        ["rule", "relative error ‖prediction − PE(p+k)‖ / ‖PE(p+k)‖"],
+        [[rule, err] for rule, err in errors.items()],
+        default_format=".2e",
+    )
 
 
-@table("fact_check_distance_d16",
-       caption=f"Distance to a position k places away, d_model = {DIST_D_MODEL} (any p).")
+@table(
+    "fact_check_distance_d16",
+    caption=f"Distance to a position k places away, d_model = {DIST_D_MODEL} (any p).",
+)
 def _():
     k = np.arange(DIST_OFFSETS + 1)
     dist = distance_by_offset(k, DIST_D_MODEL)
-    change = ["—"] + ["farther" if b > a else "closer" for a, b in zip(dist[:-1], dist[1:])]
-    return Table(["offset k", "‖PE(p+k) − PE(p)‖", "than k − 1"],
-                 [[int(a), b, c] for a, b, c in zip(k, dist, change)])
+    change = ["—"] + [
+        "farther" if b > a else "closer" for a, b in zip(dist[:-1], dist[1:], strict=True)
+    ]
+    return Table(
+        ["offset k", "‖PE(p+k) − PE(p)‖", "than k − 1"],
+        [[int(a), b, c] for a, b, c in zip(k, dist, change, strict=True)],
+    )
 
 
 @value("fact_check_turn_d16")
@@ -143,14 +185,24 @@ def _():
     return str(first_distance_decrease(DIST_D_MODEL))
 
 
-@table("fact_check_layouts",
-       caption=f"Positions encoded with all sines first, read against the interleaved table "
-       f"(d_model = {LAYOUT_D_MODEL}, positions 0–{LAYOUT_POSITIONS - 1}).")
+@table(
+    "fact_check_layouts",
+    caption=f"Positions encoded with all sines first, read against the interleaved table "
+    f"(d_model = {LAYOUT_D_MODEL}, positions 0–{LAYOUT_POSITIONS - 1}).",
+)
 def _():
     nearest, distance, own = wrong_layout_lookup(LAYOUT_POSITIONS, LAYOUT_D_MODEL)
     rows = [[p, own[p], int(nearest[p]), distance[p]] for p in LAYOUT_ROWS]
-    return Table(["position p", "distance to its own interleaved row",
-                  "nearest interleaved row", "distance to it"], rows, default_format=".2f")
+    return Table(
+        [
+            "position p",
+            "distance to its own interleaved row",
+            "nearest interleaved row",
+            "distance to it",
+        ],
+        rows,
+        default_format=".2f",
+    )
 
 
 @value("fact_check_adjacent_distance_d64")
@@ -167,9 +219,12 @@ def _():
 @table("fact_check_parameters", caption="Trainable numbers in the position table.")
 def _():
     rows = []
-    for name, max_len, d_model in (("learned, GPT-2 small", 1024, 768),
-                                   ("learned, BERT-base", 512, 768)):
+    for name, max_len, d_model in (
+        ("learned, GPT-2 small", 1024, 768),
+        ("learned, BERT-base", 512, 768),
+    ):
         rows.append([name, f"{max_len} × {d_model}", learned_parameter_count(max_len, d_model)])
     rows.append(["sinusoidal, any length and width", "computed on demand", 0])
-    return Table(["position table", "shape", "trainable numbers"], rows,
-                 formats={"trainable numbers": ","})
+    return Table(
+        ["position table", "shape", "trainable numbers"], rows, formats={"trainable numbers": ","}
+    )

@@ -9,6 +9,7 @@ from matplotlib import colormaps
 
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from pe_explained.naive import binary_encoding, closest_position, neighbour_distances
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -44,10 +45,18 @@ def _(theme):
             x, y = pe[pos, 2 * i], pe[pos, 2 * i + 1]  # x = sin θ, y = cos θ
             ax.plot([0, x], [0, y], color=colours[pos], linewidth=2)
             if i == 0:
-                ax.text(1.22 * x, 1.22 * y, str(pos), ha="center", va="center",
-                        color=theme.text, fontsize=8)
-        ax.set_title(f"pair i = {i}\nω = {omega[i]:g} rad/pos\nλ = {wavelength[i]:,.0f} pos",
-                     fontsize=8.5)
+                ax.text(
+                    1.22 * x,
+                    1.22 * y,
+                    str(pos),
+                    ha="center",
+                    va="center",
+                    color=theme.text,
+                    fontsize=8,
+                )
+        ax.set_title(
+            f"pair i = {i}\nω = {omega[i]:g} rad/pos\nλ = {wavelength[i]:,.0f} pos", fontsize=8.5
+        )
         ax.set_xlim(-1.4, 1.4)
         ax.set_ylim(-1.4, 1.4)
         ax.set_aspect("equal")
@@ -73,15 +82,18 @@ def _(theme):
     bits = binary_encoding(COUNTER_LEN, int(np.log2(COUNTER_LEN)))
     fine = np.linspace(0, COUNTER_LEN - 1, 505)
     pe = sinusoidal(fine, COUNTER_D_MODEL)
-    for b, colour in zip(range(COUNTER_BITS), theme.cycle):
+    for b, colour in zip(range(COUNTER_BITS), theme.cycle, strict=False):
         offset = 1.6 * b
-        top.step(np.arange(COUNTER_LEN), bits[:, b] + offset, where="post", color=colour,
-                 linewidth=1.4)
+        top.step(
+            np.arange(COUNTER_LEN), bits[:, b] + offset, where="post", color=colour, linewidth=1.4
+        )
         bottom.plot(fine, pe[:, 2 * b] + 2.4 * b, color=colour, linewidth=1.4)
-    top.set_yticks([1.6 * b + 0.5 for b in range(COUNTER_BITS)],
-                   [f"bit {b}" for b in range(COUNTER_BITS)])
-    bottom.set_yticks([2.4 * b for b in range(COUNTER_BITS)],
-                      [f"sin, pair {b}" for b in range(COUNTER_BITS)])
+    top.set_yticks(
+        [1.6 * b + 0.5 for b in range(COUNTER_BITS)], [f"bit {b}" for b in range(COUNTER_BITS)]
+    )
+    bottom.set_yticks(
+        [2.4 * b for b in range(COUNTER_BITS)], [f"sin, pair {b}" for b in range(COUNTER_BITS)]
+    )
     top.set_title("binary counter: digits 0/1, each bit half as fast as the one before")
     bottom.set_title("sinusoidal encoding: smooth values in [−1, 1]")
     bottom.set_xlabel("position pos")
@@ -109,11 +121,20 @@ def _gps_rows():
 )
 def _():
     return Table(
-        ["d_model", "‖PE(1) − PE(0)‖", "closest position ≥ 2 away", "its distance",
-         "closer than the neighbour?"],
+        [
+            "d_model",
+            "‖PE(1) − PE(0)‖",
+            "closest position ≥ 2 away",
+            "its distance",
+            "closer than the neighbour?",
+        ],
         _gps_rows(),
-        formats={"d_model": "d", "closest position ≥ 2 away": ",d",
-                 "‖PE(1) − PE(0)‖": ".4f", "its distance": ".4f"},
+        formats={
+            "d_model": "d",
+            "closest position ≥ 2 away": ",d",
+            "‖PE(1) − PE(0)‖": ".4f",
+            "its distance": ".4f",
+        },
     )
 
 

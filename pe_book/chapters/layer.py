@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pe_explained.layer import SinusoidalPositionalEncoding, TokenEmbedding
+
 from .. import Table, figure, table, value
 from ..style import heatmap_panels
 
@@ -26,13 +27,18 @@ def _rms_norm(rows: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.sum(rows**2, axis=-1))))
 
 
-@table("layer_scales", caption=f"Sizes of the two summands for d_model = {D_MODEL} "
-       f"(token vectors drawn with std d_model^−½; {SEQ_LEN} tokens).")
+@table(
+    "layer_scales",
+    caption=f"Sizes of the two summands for d_model = {D_MODEL} "
+    f"(token vectors drawn with std d_model^−½; {SEQ_LEN} tokens).",
+)
 def _():
     unscaled, scaled, pe = _rows(D_MODEL, SEQ_LEN)
-    rows = [["token embedding E[t]", _rms_norm(unscaled), float(np.sqrt(np.mean(unscaled**2)))],
-            ["E[t] · √d_model", _rms_norm(scaled), float(np.sqrt(np.mean(scaled**2)))],
-            ["PE[pos]", _rms_norm(pe), float(np.sqrt(np.mean(pe**2)))]]
+    rows = [
+        ["token embedding E[t]", _rms_norm(unscaled), float(np.sqrt(np.mean(unscaled**2)))],
+        ["E[t] · √d_model", _rms_norm(scaled), float(np.sqrt(np.mean(scaled**2)))],
+        ["PE[pos]", _rms_norm(pe), float(np.sqrt(np.mean(pe**2)))],
+    ]
     return Table(["vector", "typical norm ‖·‖", "RMS of one entry"], rows, default_format=".2f")
 
 
@@ -64,5 +70,6 @@ def _():
 def _(theme):
     _, scaled, pe = _rows(FIG_D_MODEL, SEQ_LEN)
     panels = [("E[token] · √d_model", scaled), ("+ PE[pos]", pe), ("= model input", scaled + pe)]
-    return heatmap_panels(theme, panels, vmin=-2.5, vmax=2.5, xlabel="dimension j",
-                          colorbar_label="value", width=7.4)
+    return heatmap_panels(
+        theme, panels, vmin=-2.5, vmax=2.5, xlabel="dimension j", colorbar_label="value", width=7.4
+    )

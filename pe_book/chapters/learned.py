@@ -6,6 +6,7 @@ import numpy as np
 
 from pe_explained import sinusoidal
 from pe_explained.learned import LearnedPositionalEmbedding, learned_parameter_count
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -26,6 +27,7 @@ VOCAB = {"BERT": 30522, "GPT-2": 50257}
 def _vocab(model: str) -> int:
     return VOCAB["BERT" if model.startswith("BERT") else "GPT-2"]
 
+
 #: Vaswani et al. (2017), Table 3, development set (newstest2013): the base model
 #: (sinusoidal) and row (E), learned positional embeddings instead of sinusoids.
 VASWANI_TABLE3 = [("sinusoidal (base model)", 4.92, 25.8), ("learned, row (E)", 4.92, 25.7)]
@@ -33,25 +35,47 @@ VASWANI_TABLE3 = [("sinusoidal (base model)", 4.92, 25.8), ("learned, row (E)", 
 SIM_POSITIONS, SIM_D_MODEL = 64, 128
 
 
-@table("learned_parameter_counts",
-       caption="Trainable numbers in the position table of published models; a sinusoidal "
-       "table of the same size has none.")
+@table(
+    "learned_parameter_counts",
+    caption="Trainable numbers in the position table of published models; a sinusoidal "
+    "table of the same size has none.",
+)
 def _():
-    rows = [[name, max_len, d_model, learned_parameter_count(max_len, d_model), 0,
-             _vocab(name) * d_model]
-            for name, (max_len, d_model) in MODELS.items()]
-    return Table(["model", "max_len", "d_model", "learned: max_len × d_model", "sinusoidal",
-                  "token table: vocab × d_model"],
-                 rows, formats={"learned: max_len × d_model": ",.0f",
-                                "token table: vocab × d_model": ",.0f"})
+    rows = [
+        [
+            name,
+            max_len,
+            d_model,
+            learned_parameter_count(max_len, d_model),
+            0,
+            _vocab(name) * d_model,
+        ]
+        for name, (max_len, d_model) in MODELS.items()
+    ]
+    return Table(
+        [
+            "model",
+            "max_len",
+            "d_model",
+            "learned: max_len × d_model",
+            "sinusoidal",
+            "token table: vocab × d_model",
+        ],
+        rows,
+        formats={"learned: max_len × d_model": ",.0f", "token table: vocab × d_model": ",.0f"},
+    )
 
 
-@table("learned_vs_sinusoidal_vaswani",
-       caption="Reported by Vaswani et al. (2017), Table 3 (English–German development set).")
+@table(
+    "learned_vs_sinusoidal_vaswani",
+    caption="Reported by Vaswani et al. (2017), Table 3 (English–German development set).",
+)
 def _():
-    return Table(["positions", "perplexity (dev)", "BLEU (dev)"],
-                 [list(row) for row in VASWANI_TABLE3],
-                 formats={"perplexity (dev)": ".2f", "BLEU (dev)": ".1f"})
+    return Table(
+        ["positions", "perplexity (dev)", "BLEU (dev)"],
+        [list(row) for row in VASWANI_TABLE3],
+        formats={"perplexity (dev)": ".2f", "BLEU (dev)": ".1f"},
+    )
 
 
 @value("learned_params_bert_base")
@@ -111,8 +135,10 @@ def _(theme):
     sinus, learned = _similarities()
     fig = new_figure(7.0, 3.5)
     axes = fig.subplots(1, 2, sharey=True)
-    for ax, data, title in ((axes[0], sinus, "sinusoidal"),
-                            (axes[1], learned, "learned, at initialisation")):
+    for ax, data, title in (
+        (axes[0], sinus, "sinusoidal"),
+        (axes[1], learned, "learned, at initialisation"),
+    ):
         image = ax.imshow(data, cmap=theme.diverging, vmin=-1, vmax=1, interpolation="nearest")
         ax.set_title(title)
         ax.set_xlabel("position n")

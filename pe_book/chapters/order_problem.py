@@ -6,6 +6,7 @@ import numpy as np
 
 from pe_explained import sinusoidal
 from pe_explained.attention import attention_weights, self_attention, toy_embeddings
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -50,10 +51,15 @@ def _():
     rows = []
     for with_pe in (False, True):
         x_a, x_b, _ = _setup(with_pe)
-        rows.append(["with sinusoidal PE" if with_pe else "without PE",
-                     float(np.abs(x_a.sum(0) - x_b.sum(0)).max())])
-    return Table(["input", "max |Σ x(dog bites man) − Σ x(man bites dog)|"], rows,
-                 default_format=".2e")
+        rows.append(
+            [
+                "with sinusoidal PE" if with_pe else "without PE",
+                float(np.abs(x_a.sum(0) - x_b.sum(0)).max()),
+            ]
+        )
+    return Table(
+        ["input", "max |Σ x(dog bites man) − Σ x(man bites dog)|"], rows, default_format=".2e"
+    )
 
 
 @figure(
@@ -77,8 +83,15 @@ def _(theme):
             for i in range(3):
                 for j in range(3):
                     shade = "black" if weights[i, j] > 0.5 else "white"
-                    ax.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center",
-                            color=shade, fontsize=9)
+                    ax.text(
+                        j,
+                        i,
+                        f"{weights[i, j]:.2f}",
+                        ha="center",
+                        va="center",
+                        color=shade,
+                        fontsize=9,
+                    )
             ax.set_xticks(range(3), words)
             ax.set_yticks(range(3), words)
             ax.set_xlabel("key")

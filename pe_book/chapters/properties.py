@@ -13,6 +13,7 @@ from pe_explained.properties import (
     offset_matrix,
     pairwise_distances,
 )
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -35,12 +36,13 @@ DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
     "away from the diagonal.",
 )
 def _(theme):
-    scaled = [pairwise_distances(sinusoidal(MATRIX_POSITIONS, d)) / np.sqrt(d)
-              for d in MATRIX_D_MODELS]
+    scaled = [
+        pairwise_distances(sinusoidal(MATRIX_POSITIONS, d)) / np.sqrt(d) for d in MATRIX_D_MODELS
+    ]
     top = max(s.max() for s in scaled)
     fig = new_figure(7.0, 3.4)
     axes = fig.subplots(1, 2)
-    for ax, d_model, dist in zip(axes, MATRIX_D_MODELS, scaled):
+    for ax, d_model, dist in zip(axes, MATRIX_D_MODELS, scaled, strict=True):
         image = ax.imshow(dist, cmap=theme.sequential, vmin=0, vmax=top, interpolation="nearest")
         ax.set_title(f"d_model = {d_model}")
         ax.set_xlabel("position q")
@@ -68,8 +70,15 @@ def _(theme):
         dist = distance_by_offset(k, d_model) / np.sqrt(d_model)
         turn = first_distance_decrease(d_model)
         (line,) = ax.plot(k, dist, label=f"d_model = {d_model} (first drop after k = {turn})")
-        ax.plot([turn], [dist[turn]], marker="o", markersize=7, color=line.get_color(),
-                markeredgecolor=theme.text, linestyle="none")
+        ax.plot(
+            [turn],
+            [dist[turn]],
+            marker="o",
+            markersize=7,
+            color=line.get_color(),
+            markeredgecolor=theme.text,
+            linestyle="none",
+        )
     ax.set_xlabel("offset k  (positions)")
     ax.set_ylabel("‖PE(p+k) − PE(p)‖ / √d_model")
     ax.grid(True)
@@ -93,11 +102,18 @@ def _(theme):
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
     ax.plot(k, dot_product_by_offset(k, DOT_D_MODEL), label="Σ_i cos(k ω_i)", zorder=1)
-    for p, marker in zip(DOT_STARTS, ("o", "x")):
+    for p, marker in zip(DOT_STARTS, ("o", "x"), strict=True):
         sample = k[::10]
         measured = pe[p + sample] @ pe[p]
-        ax.plot(sample, measured, marker=marker, linestyle="none", markersize=5,
-                label=f"measured at p = {p}", zorder=2)
+        ax.plot(
+            sample,
+            measured,
+            marker=marker,
+            linestyle="none",
+            markersize=5,
+            label=f"measured at p = {p}",
+            zorder=2,
+        )
     ax.set_xlabel("offset k  (positions)")
     ax.set_ylabel("PE(p) · PE(p+k)")
     ax.grid(True)
@@ -118,14 +134,13 @@ def _(theme):
 def _(theme):
     fig = new_figure(7.0, 3.5)
     axes = fig.subplots(1, 2)
-    for ax, layout in zip(axes, ("interleaved", "halves")):
+    for ax, layout in zip(axes, ("interleaved", "halves"), strict=True):
         m = offset_matrix(M_OFFSET, M_D_MODEL, layout=layout)
         image = ax.imshow(m, cmap=theme.diverging, vmin=-1, vmax=1, interpolation="nearest")
         if layout == "interleaved":  # the values once; the other panel has the same ones
-            for r, c in zip(*np.nonzero(m)):
+            for r, c in zip(*np.nonzero(m), strict=True):
                 shade = "white" if abs(m[r, c]) > 0.6 else "black"
-                ax.text(c, r, f"{m[r, c]:.3f}", ha="center", va="center", color=shade,
-                        fontsize=6)
+                ax.text(c, r, f"{m[r, c]:.3f}", ha="center", va="center", color=shade, fontsize=6)
         ax.set_title(f"layout = {layout!r}")
         ax.set_xticks(range(M_D_MODEL))
         ax.set_yticks(range(M_D_MODEL))
@@ -144,11 +159,23 @@ def _():
     rows = []
     for k in DIFF_OFFSETS:
         turning = difference_cosine(k, separations, DIFF_D_MODEL)
-        rows.append([k, distance_by_offset(k, DIFF_D_MODEL), turning[0], turning.min(),
-                     int(separations[turning.argmin()])])
+        rows.append(
+            [
+                k,
+                distance_by_offset(k, DIFF_D_MODEL),
+                turning[0],
+                turning.min(),
+                int(separations[turning.argmin()]),
+            ]
+        )
     return Table(
-        ["k", "‖D_k(p)‖ (every p)", "cos(D_k(p), D_k(p+1)) (every p)",
-         f"lowest cos(D_k(p), D_k(p+s)), s ≤ {DIFF_SPAN}", "at s"],
+        [
+            "k",
+            "‖D_k(p)‖ (every p)",
+            "cos(D_k(p), D_k(p+1)) (every p)",
+            f"lowest cos(D_k(p), D_k(p+s)), s ≤ {DIFF_SPAN}",
+            "at s",
+        ],
         rows,
     )
 

@@ -1,10 +1,17 @@
-"""Chapter 10, relative positions: the offset matrix, Shaw's clipped index, Transformer-XL's terms."""
+"""Chapter 10, relative positions: the offset matrix, Shaw's clipped index,
+Transformer-XL's terms."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from pe_explained.relative import TERM_NAMES, relative_distances, shaw_relative_index, transformer_xl_terms
+from pe_explained.relative import (
+    TERM_NAMES,
+    relative_distances,
+    shaw_relative_index,
+    transformer_xl_terms,
+)
+
 from .. import figure
 from ..style import new_figure
 
@@ -16,8 +23,15 @@ def _annotated(ax, data, cmap, vmin, vmax, dark_cell):
     """An integer matrix as coloured cells with its values written in them."""
     ax.imshow(data, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
     for (i, j), v in np.ndenumerate(data):
-        ax.text(j, i, str(v).replace("-", "−"), ha="center", va="center", fontsize=8.5,
-                color="white" if dark_cell(v) else "black")
+        ax.text(
+            j,
+            i,
+            str(v).replace("-", "−"),
+            ha="center",
+            va="center",
+            fontsize=8.5,
+            color="white" if dark_cell(v) else "black",
+        )
     n = data.shape[0]
     ax.set_xticks(range(n))
     ax.set_yticks(range(n))
@@ -41,11 +55,23 @@ def _(theme):
     fig = new_figure(7.0, 3.9)
     left, right = fig.subplots(1, 2)
     limit = SEQ_LEN - 1
-    _annotated(left, relative_distances(SEQ_LEN, SEQ_LEN), theme.diverging, -limit, limit,
-               lambda v: abs(v) > 0.6 * limit)  # RdBu is dark at both ends
+    _annotated(
+        left,
+        relative_distances(SEQ_LEN, SEQ_LEN),
+        theme.diverging,
+        -limit,
+        limit,
+        lambda v: abs(v) > 0.6 * limit,
+    )  # RdBu is dark at both ends
     left.set_title("offset j − i  (positions)")
-    _annotated(right, shaw_relative_index(SEQ_LEN, SEQ_LEN, MAX_DISTANCE), theme.sequential,
-               0, 2 * MAX_DISTANCE, lambda v: v < MAX_DISTANCE)  # viridis is dark at the low end
+    _annotated(
+        right,
+        shaw_relative_index(SEQ_LEN, SEQ_LEN, MAX_DISTANCE),
+        theme.sequential,
+        0,
+        2 * MAX_DISTANCE,
+        lambda v: v < MAX_DISTANCE,
+    )  # viridis is dark at the low end
     right.set_title(f"Shaw table row, k = {MAX_DISTANCE}")
     return fig
 
@@ -75,10 +101,11 @@ def _(theme):
     terms = xl_terms()
     fig = new_figure(7.0, 6.4)
     axes = fig.subplots(2, 2, sharex=True, sharey=True)
-    for ax, letter, name in zip(axes.flat, "abcd", TERM_NAMES):
+    for ax, letter, name in zip(axes.flat, "abcd", TERM_NAMES, strict=True):
         limit = float(np.abs(terms[name]).max())  # each term on its own symmetric scale
-        image = ax.imshow(terms[name], cmap=theme.diverging, vmin=-limit, vmax=limit,
-                          interpolation="nearest")
+        image = ax.imshow(
+            terms[name], cmap=theme.diverging, vmin=-limit, vmax=limit, interpolation="nearest"
+        )
         ax.set_title(f"({letter}) {name}")
         fig.colorbar(image, ax=ax, shrink=0.85)
     for ax in axes[1]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pe_explained.rope import apply_rope, rope_decay_bound, rope_frequencies, rope_wavelengths
+
 from .. import figure, value
 from ..style import new_figure
 
@@ -44,8 +45,14 @@ def _(theme):
     limit = float(np.abs(scores).max())
     fig = new_figure(5.6, 4.6)
     ax = fig.add_subplot()
-    image = ax.imshow(scores, cmap=theme.diverging, vmin=-limit, vmax=limit,
-                      interpolation="nearest", origin="upper")
+    image = ax.imshow(
+        scores,
+        cmap=theme.diverging,
+        vmin=-limit,
+        vmax=limit,
+        interpolation="nearest",
+        origin="upper",
+    )
     ax.set_xlabel("key position n")
     ax.set_ylabel("query position m")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
@@ -67,8 +74,12 @@ def _(theme):
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
     for base in (LLAMA2[0], LLAMA3[0]):
-        ax.plot(distances, rope_decay_bound(distances, DECAY_HEAD_DIM, base=base),
-                label=f"base = {base:,.0f}", linewidth=1.2)
+        ax.plot(
+            distances,
+            rope_decay_bound(distances, DECAY_HEAD_DIM, base=base),
+            label=f"base = {base:,.0f}",
+            linewidth=1.2,
+        )
     ax.set_xlabel("relative distance m − n  (positions)")
     ax.set_ylabel("relative upper bound  (1/(d/2)) Σ_j |S_j|")
     ax.set_ylim(bottom=0)

@@ -18,6 +18,7 @@ from pe_explained.naive import (
     normalized_index_encoding,
     one_hot_encoding,
 )
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -60,11 +61,21 @@ def _():
         steps = neighbour_distances(tab)
         rows.append([name, tab.shape[1], norms.min(), norms.max(), steps.min(), steps.max()])
     return Table(
-        ["scheme", "width", "smallest norm", "largest norm",
-         "smallest neighbour distance", "largest neighbour distance"],
+        [
+            "scheme",
+            "width",
+            "smallest norm",
+            "largest norm",
+            "smallest neighbour distance",
+            "largest neighbour distance",
+        ],
         rows,
-        formats={"largest norm": ",.4g", "smallest norm": ".4g",
-                 "smallest neighbour distance": ".4g", "largest neighbour distance": ".4g"},
+        formats={
+            "largest norm": ",.4g",
+            "smallest norm": ".4g",
+            "smallest neighbour distance": ".4g",
+            "largest neighbour distance": ".4g",
+        },
     )
 
 
@@ -85,10 +96,19 @@ def _(theme):
     ax = fig.add_subplot()
     positions = np.arange(1, MAX_LEN)
     for name, tab in _tables().items():
-        ax.plot(positions, np.linalg.norm(tab[1:], axis=1), label=name,
-                linewidth=1.0 if name.startswith("binary") else 1.8)
-    ax.axhline(_embedding_norm(), color=theme.text, linestyle="--", linewidth=1.0,
-               label="token embedding,\nN(0, 1/d_model) entries")
+        ax.plot(
+            positions,
+            np.linalg.norm(tab[1:], axis=1),
+            label=name,
+            linewidth=1.0 if name.startswith("binary") else 1.8,
+        )
+    ax.axhline(
+        _embedding_norm(),
+        color=theme.text,
+        linestyle="--",
+        linewidth=1.0,
+        label="token embedding,\nN(0, 1/d_model) entries",
+    )
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("position pos")
@@ -101,10 +121,10 @@ def _(theme):
 @figure(
     "simpler_schemes_nearness",
     alt=f"Four panels, each the distance from position {NEAR_REF} to every position 0 to "
-    f"{NEAR_LEN - 1}. One-hot: flat at 1.41 except 0 at the reference. Binary: jagged, with position "
-    f"{NEAR_REF - 1} among the farthest and position 0 among the nearest. Sinusoidal with "
-    f"d_model = {NEAR_D_MODEL}: a dip at the reference with large wiggles; with d_model = "
-    f"{SUMMARY_D_MODEL}: a steep dip that levels off, neighbours nearest.",
+    f"{NEAR_LEN - 1}. One-hot: flat at 1.41 except 0 at the reference. Binary: jagged, "
+    f"with position {NEAR_REF - 1} among the farthest and position 0 among the nearest. "
+    f"Sinusoidal with d_model = {NEAR_D_MODEL}: a dip at the reference with large wiggles; "
+    f"with d_model = {SUMMARY_D_MODEL}: a steep dip that levels off, neighbours nearest.",
     caption=f"Distance ‖E[pos] − E[{NEAR_REF}]‖ under each scheme. One-hot has no notion "
     f"of near; binary ({NEAR_BITS} bits) jumps; the sinusoidal encoding of the same width "
     f"(d_model = {NEAR_D_MODEL}) wiggles, and with d_model = {SUMMARY_D_MODEL} the two "
@@ -120,7 +140,7 @@ def _(theme):
     fig = new_figure(7.0, 4.4)
     axes = fig.subplots(2, 2, sharex=True)
     positions = np.arange(NEAR_LEN)
-    for ax, (name, tab), colour in zip(axes.flat, panels.items(), theme.cycle):
+    for ax, (name, tab), colour in zip(axes.flat, panels.items(), theme.cycle, strict=False):
         ax.plot(positions, distances_from(tab, NEAR_REF), linewidth=1.3, color=colour)
         ax.axvline(NEAR_REF, color=theme.muted, linestyle=":", linewidth=1)
         ax.set_title(name, fontsize=9.5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -27,7 +28,10 @@ def _():
     d_model = 8
     omega = sinusoidal_frequencies(d_model)
     wavelength = sinusoidal_wavelengths(d_model)
-    rows = [[i, 2 * i, 2 * i + 1, w, lam] for i, (w, lam) in enumerate(zip(omega, wavelength))]
+    rows = [
+        [i, 2 * i, 2 * i + 1, w, lam]
+        for i, (w, lam) in enumerate(zip(omega, wavelength, strict=True))
+    ]
     return Table(
         ["pair i", "sin column", "cos column", "ω_i (rad/position)", "wavelength 2π/ω_i"],
         rows,
@@ -47,8 +51,15 @@ def _(theme):
     pe = sinusoidal(HEATMAP_POSITIONS, HEATMAP_D_MODEL)
     fig = new_figure(7.0, 4.2)
     ax = fig.add_subplot()
-    image = ax.imshow(pe, aspect="auto", cmap=theme.diverging, vmin=-1, vmax=1,
-                      interpolation="nearest", origin="upper")
+    image = ax.imshow(
+        pe,
+        aspect="auto",
+        cmap=theme.diverging,
+        vmin=-1,
+        vmax=1,
+        interpolation="nearest",
+        origin="upper",
+    )
     ax.set_xlabel("dimension index j  (low j = high frequency → high j = low frequency)")
     ax.set_ylabel("position pos")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
@@ -72,7 +83,9 @@ def _(theme):
     fig = new_figure(7.0, 3.8)
     ax = fig.add_subplot()
     for j in WAVE_DIMENSIONS:
-        ax.plot(positions, pe[:, j], label=f"dim {j} (pair i={j // 2}, λ={wavelengths[j // 2]:.1f})")
+        ax.plot(
+            positions, pe[:, j], label=f"dim {j} (pair i={j // 2}, λ={wavelengths[j // 2]:.1f})"
+        )
     ax.set_xlabel("position pos")
     ax.set_ylabel("PE[pos, j]")
     ax.set_ylim(-1.1, 1.1)
@@ -97,11 +110,22 @@ def _(theme):
     for d_model in (64, 512):
         lam = sinusoidal_wavelengths(d_model)
         i = np.arange(len(lam))
-        ax.plot(i / (len(lam) - 1), lam, marker="o" if d_model == 64 else None,
-                markersize=3, label=f"d_model = {d_model} ({len(lam)} pairs)")
+        ax.plot(
+            i / (len(lam) - 1),
+            lam,
+            marker="o" if d_model == 64 else None,
+            markersize=3,
+            label=f"d_model = {d_model} ({len(lam)} pairs)",
+        )
     ax.axhline(2 * np.pi * 10000, color=theme.muted, linestyle="--", linewidth=1)
-    ax.text(1.0, 2 * np.pi * 10000 * 1.3, f"limit 2π · base = {2 * np.pi * 10000:,.0f}",
-            color=theme.text, fontsize=8.5, ha="right")
+    ax.text(
+        1.0,
+        2 * np.pi * 10000 * 1.3,
+        f"limit 2π · base = {2 * np.pi * 10000:,.0f}",
+        color=theme.text,
+        fontsize=8.5,
+        ha="right",
+    )
     ax.set_yscale("log")
     ax.set_xlabel("relative pair index  2i / d_model   (0 = fastest pair → 1 = slowest pair)")
     ax.set_ylabel("wavelength 2π/ω_i  (positions)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pe_explained.t5 import t5_relative_bucket
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -34,17 +35,21 @@ def _ranges(bidirectional: bool) -> dict[int, str]:
     return out
 
 
-@table("t5_bucket_ranges",
-       caption="Which distances share a bucket (T5 defaults: 32 buckets, max_distance 128), "
-       "for keys at or before the query.")
+@table(
+    "t5_bucket_ranges",
+    caption="Which distances share a bucket (T5 defaults: 32 buckets, max_distance 128), "
+    "for keys at or before the query.",
+)
 def _():
     bidirectional, causal = _ranges(True), _ranges(False)
     rows = []
     for b in range(NUM_BUCKETS):
         if b in bidirectional or b in causal:
             rows.append([b, bidirectional.get(b, "—"), causal.get(b, "—")])
-    return Table(["bucket", "distance i − j, bidirectional (encoder)",
-                  "distance i − j, causal (decoder)"], rows)
+    return Table(
+        ["bucket", "distance i − j, bidirectional (encoder)", "distance i − j, causal (decoder)"],
+        rows,
+    )
 
 
 @value("t5_saturation_bidirectional")
@@ -80,8 +85,13 @@ def _(theme):
     fig = new_figure(7.0, 3.6)
     ax = fig.add_subplot()
     ax.step(rel, t5_relative_bucket(rel), where="mid", label="bidirectional (encoder)")
-    ax.step(rel, t5_relative_bucket(rel, bidirectional=False), where="mid",
-            label="causal (decoder)", linestyle="--")
+    ax.step(
+        rel,
+        t5_relative_bucket(rel, bidirectional=False),
+        where="mid",
+        label="causal (decoder)",
+        linestyle="--",
+    )
     for x in (-MAX_DISTANCE, MAX_DISTANCE):
         ax.axvline(x, color=theme.muted, linestyle=":", linewidth=1)
     ax.set_xlabel("relative position j − i  (key − query, in positions)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pe_explained.layer import transformer_shapes
+
 from .. import Table, figure, table
 from ..style import new_figure
 
@@ -16,20 +17,29 @@ def _shape(name: str) -> str:
     return "(" + ", ".join(map(str, SHAPES[name])) + ")"
 
 
-@table("where_position_schemes",
-       caption=f"Where each family of encodings acts, and the shape of what it adds or applies "
-       f"({CONFIG_TEXT}; Shaw et al. with k = {SHAW_K}).")
+@table(
+    "where_position_schemes",
+    caption=f"Where each family of encodings acts, and the shape of what it adds or applies "
+    f"({CONFIG_TEXT}; Shaw et al. with k = {SHAW_K}).",
+)
 def _():
     seq_len, d_model = CONFIG["seq_len"], CONFIG["d_model"]
     head_dim = SHAPES["queries, keys, values"][-1]
     rows = [
         ["sinusoidal, learned absolute", "added to the input", "once", _shape("position table")],
-        ["Shaw et al. relative", "added to keys and values", "every layer",
-         f"({2 * SHAW_K + 1}, {head_dim}) table, gathered to ({seq_len}, {seq_len}, {head_dim})"],
-        ["Transformer-XL", "extra logit terms (b), (d)", "every layer",
-         f"({seq_len}, {d_model}): R for offsets i − j = 0 … {seq_len - 1}"],
-        ["RoPE", "rotates q and k", "every layer",
-         f"angles ({seq_len}, {head_dim // 2})"],
+        [
+            "Shaw et al. relative",
+            "added to keys and values",
+            "every layer",
+            f"({2 * SHAW_K + 1}, {head_dim}) table, gathered to ({seq_len}, {seq_len}, {head_dim})",
+        ],
+        [
+            "Transformer-XL",
+            "extra logit terms (b), (d)",
+            "every layer",
+            f"({seq_len}, {d_model}): R for offsets i − j = 0 … {seq_len - 1}",
+        ],
+        ["RoPE", "rotates q and k", "every layer", f"angles ({seq_len}, {head_dim // 2})"],
         ["ALiBi, T5 bias", "added to the logits", "every layer", _shape("relative bias")],
     ]
     return Table(["encoding", "acts on", "where", "shape"], rows)
@@ -47,15 +57,39 @@ def _flow_figure(theme, steps, height: float):
     accent = theme.cycle[1]
     for row, (label, shape, is_position) in enumerate(steps):
         edge = accent if is_position else theme.muted
-        ax.text(3.6, row, label, ha="center", va="center", fontsize=9, color=theme.text,
-                fontweight="bold" if is_position else "normal",
-                bbox={"boxstyle": "round,pad=0.35", "facecolor": "none", "edgecolor": edge,
-                      "linewidth": 2.0 if is_position else 1.0})
-        ax.text(7.2, row, shape, ha="left", va="center", fontsize=8.5, color=theme.text,
-                family="DejaVu Sans Mono")
+        ax.text(
+            3.6,
+            row,
+            label,
+            ha="center",
+            va="center",
+            fontsize=9,
+            color=theme.text,
+            fontweight="bold" if is_position else "normal",
+            bbox={
+                "boxstyle": "round,pad=0.35",
+                "facecolor": "none",
+                "edgecolor": edge,
+                "linewidth": 2.0 if is_position else 1.0,
+            },
+        )
+        ax.text(
+            7.2,
+            row,
+            shape,
+            ha="left",
+            va="center",
+            fontsize=8.5,
+            color=theme.text,
+            family="DejaVu Sans Mono",
+        )
         if row:
-            ax.annotate("", xy=(3.6, row - 0.32), xytext=(3.6, row - 0.68),
-                        arrowprops={"arrowstyle": "-|>", "color": theme.muted, "lw": 1.0})
+            ax.annotate(
+                "",
+                xy=(3.6, row - 0.32),
+                xytext=(3.6, row - 0.68),
+                arrowprops={"arrowstyle": "-|>", "color": theme.muted, "lw": 1.0},
+            )
     ax.text(7.2, -0.75, "shape", ha="left", va="center", fontsize=8.5, color=theme.muted)
     return fig
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from pe_explained.nope import nope_position_signal, recover_positions
 from pe_explained.xpos import expected_rotary_score, xpos_zeta
+
 from .. import Table, figure, table, value
 from ..style import new_figure
 
@@ -34,15 +35,21 @@ def _():
     return f"{variation[0] / variation[1]:,.0f}"
 
 
-@table("xpos_zeta_head64", caption="xPos's per-pair decay for head_dim = 64, γ = 0.4, "
-       "scale_base = 512: the factor a pair's score contribution carries at a distance.")
+@table(
+    "xpos_zeta_head64",
+    caption="xPos's per-pair decay for head_dim = 64, γ = 0.4, "
+    "scale_base = 512: the factor a pair's score contribution carries at a distance.",
+)
 def _():
     zeta = xpos_zeta(HEAD_DIM)
     rows = []
     for i in (0, 8, 16, 24, 31):
         rows.append([i, zeta[i], *(zeta[i] ** (d / SCALE_BASE) for d in (512, 2048, 8192))])
-    return Table(["pair i", "ζ_i", "factor at distance 512", "at 2048", "at 8192"], rows,
-                 default_format=".3g")
+    return Table(
+        ["pair i", "ζ_i", "factor at distance 512", "at 2048", "at 8192"],
+        rows,
+        default_format=".3g",
+    )
 
 
 @figure(
@@ -62,8 +69,12 @@ def _(theme):
     fig = new_figure(7.0, 3.6)
     ax = fig.add_subplot()
     ax.plot(distance, expected_rotary_score(HEAD_DIM, distance), label="RoPE", linewidth=1.2)
-    ax.plot(distance, expected_rotary_score(HEAD_DIM, distance, scale_base=SCALE_BASE),
-            label=f"xPos (scale_base {SCALE_BASE})", linestyle="--")
+    ax.plot(
+        distance,
+        expected_rotary_score(HEAD_DIM, distance, scale_base=SCALE_BASE),
+        label=f"xPos (scale_base {SCALE_BASE})",
+        linestyle="--",
+    )
     ax.axhline(0, color=theme.muted, linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("distance between query and key (positions, log scale)")
@@ -88,8 +99,13 @@ def _(theme):
     fig = new_figure(7.0, 3.2)
     ax = fig.add_subplot()
     ax.plot(positions, nope_position_signal(NOPE_LEN), marker="o", label="causal: 1/(i + 1)")
-    ax.plot(positions, nope_position_signal(NOPE_LEN, causal=False), marker="s",
-            linestyle="--", label=f"bidirectional: 1/{NOPE_LEN} everywhere")
+    ax.plot(
+        positions,
+        nope_position_signal(NOPE_LEN, causal=False),
+        marker="s",
+        linestyle="--",
+        label=f"bidirectional: 1/{NOPE_LEN} everywhere",
+    )
     ax.set_xlabel("position i")
     ax.set_ylabel("attention output (start-token feature)")
     ax.grid(True)
