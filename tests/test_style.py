@@ -39,3 +39,26 @@ def test_the_lint_rules_catch_a_real_mistake(tmp_path):
     bad.write_text("import sys\nimport os\n\nx = 1\n")
     done = ruff("check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(bad))
     assert done.returncode == 1 and "F401" in done.stdout and "I001" in done.stdout
+
+
+def _yaml(path: Path) -> dict:
+    yaml = pytest.importorskip("yaml")
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def test_pre_commit_runs_the_same_ruff_checks_without_downloads():
+    config = _yaml(ROOT / ".pre-commit-config.yaml")
+    assert [repo["repo"] for repo in config["repos"]] == ["local"]  # nothing fetched
+    entries = {hook["id"]: hook["entry"] for hook in config["repos"][0]["hooks"]}
+    assert entries["ruff-check"].split()[1:3] == ["check", "--force-exclude"]
+    assert entries["ruff-format"].split()[1:4] == ["format", "--check", "--force-exclude"]
+
+
+def test_the_workflow_runs_ci_run_on_pull_requests_and_pushes():
+    workflow = _yaml(ROOT / ".github" / "workflows" / "ci.yml")
+    triggers = workflow[True] if True in workflow else workflow["on"]  # YAML 1.1 reads on: as True
+    assert "pull_request" in triggers and "push" in triggers
+    steps = [step.get("run", "") for step in workflow["jobs"]["ci"]["steps"]]
+    assert "bash .ci/run" in steps
+    ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python3 scripts/book.py test" in ci_run  # the README's test command
