@@ -9,6 +9,7 @@ from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_ti
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .learned import LearnedPositionalEmbedding, learned_parameter_count
 from .nope import nope_position_signal, recover_positions, uniform_attention
+from .properties import slow_pair_count
 from .relative import (
     four_term_scores,
     relative_distances,
@@ -24,6 +25,7 @@ from .rope import (
     ntk_aware_base,
     rope_decay_bound,
     rope_frequencies,
+    rope_pair_groups,
     rope_wavelengths,
     yarn_correction_range,
 )
@@ -66,6 +68,8 @@ __all__ = [
     "sinusoidal",
     "sinusoidal_frequencies",
     "sinusoidal_wavelengths",
+    "rope_pair_groups",
+    "slow_pair_count",
 ]
 
 __version__ = "0.1.0"

@@ -15,9 +15,15 @@ import numpy as np
 __all__ = [
     "check_int",
     "check_positive_even_int",
+    "check_index",
     "check_float",
     "check_base",
+    "check_optional",
+    "check_array",
+    "check_same_shape",
     "check_positions",
+    "check_integer_positions",
+    "check_offsets",
     "check_float_dtype",
     "check_choice",
     "check_bool",
@@ -44,14 +50,24 @@ def check_positive_even_int(name: str, value) -> int:
     return value
 
 
+def check_index(name: str, value, size: int, what: str) -> int:
+    """A row index: an integer in ``0 … size − 1``; ``what`` names ``size`` in the message."""
+    value = check_int(name, value, minimum=0)
+    if value >= size:
+        raise ValueError(f"{name} must be < {what} ({size}), got {value}")
+    return value
+
+
 def check_float(
     name: str,
     value,
     *,
     greater_than: float | None = None,
     at_least: float | None = None,
+    less_than: float | None = None,
+    at_most: float | None = None,
 ) -> float:
-    """A finite real number, optionally bounded below."""
+    """A finite real number, optionally bounded below and above."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     value = float(value)
@@ -61,12 +77,114 @@ def check_float(
         raise ValueError(f"{name} must be > {greater_than:g}, got {value:g}")
     if at_least is not None and not value >= at_least:
         raise ValueError(f"{name} must be >= {at_least:g}, got {value:g}")
+    if less_than is not None and not value < less_than:
+        raise ValueError(f"{name} must be < {less_than:g}, got {value:g}")
+    if at_most is not None and not value <= at_most:
+        raise ValueError(f"{name} must be <= {at_most:g}, got {value:g}")
     return value
 
 
 def check_base(name: str, value) -> float:
     """The ``base`` of a geometric frequency ladder: finite and > 1."""
     return check_float(name, value, greater_than=1.0)
+
+
+def check_optional(check, name: str, value, **rules):
+    """``None``, or ``value`` passed through ``check(name, value, **rules)``.
+
+    For arguments whose default ``None`` means "work it out", such as ``key_len``.
+    """
+    return None if value is None else check(name, value, **rules)
+
+
+#: What each array ``kind`` accepts: numpy dtype kinds and the words of the message.
+_ARRAY_KINDS = {
+    "real": ("iuf", "{name} must hold real numbers, got {got}"),
+    "float": ("f", "{name} must have a float dtype, got {got}"),
+    "integer": ("iu", "{name} must hold integers, got {got}"),
+    "bool": ("b", "{name} must be a boolean array (True/False), got {got}"),
+}
+
+
+def check_array(
+    name: str,
+    value,
+    *,
+    kind: str = "real",
+    ndim: int | tuple[int, ...] | None = None,
+    rule: str | None = None,
+    nonempty: bool = False,
+    finite: bool = True,
+    minimum: float | None = None,
+    cast: bool = True,
+) -> np.ndarray:
+    """An array argument, checked in the order a reader would: kind, dimensions, size, values.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, as the caller wrote it; every message starts with it.
+    value : array_like
+        Anything ``numpy.asarray`` accepts; a bare string is a ``TypeError``.
+    kind : {"real", "float", "integer", "bool"}
+        ``"real"``: integers or floats, never bools, strings, objects or complex
+        numbers (returned as float64 when ``cast``); ``"float"``: a float dtype
+        (returned unchanged); ``"integer"``: returned as int64 when ``cast``;
+        ``"bool"``: a boolean array.
+    ndim : int or tuple of int, optional
+        The allowed numbers of dimensions.
+    rule : str, optional
+        How the message states the shape rule (``"{name} must be {rule}"``);
+        by default ``"2-D"`` or ``"2-D or 3-D"``.
+    nonempty : bool
+        Reject an array with no entries (``ValueError``).
+    finite : bool
+        Reject NaN and inf (``ValueError``); real and float kinds only.
+    minimum : float, optional
+        Reject any entry below it (``ValueError``).
+
+    Examples
+    --------
+    >>> check_array("x", [[1, 2]], ndim=2).tolist()
+    [[1.0, 2.0]]
+    >>> check_array("x", [1.0, float("nan")])
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be finite (no NaN or inf)
+    """
+    dtype_kinds, wrong_kind = _ARRAY_KINDS[kind]
+    if isinstance(value, (str, bytes)):
+        raise TypeError(wrong_kind.format(name=name, got=f"{type(value).__name__} {value!r}"))
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular array: {exc}") from exc
+    if arr.dtype.kind not in dtype_kinds:
+        raise TypeError(wrong_kind.format(name=name, got=f"dtype {arr.dtype}"))
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            rule = rule or " or ".join(f"{n}-D" for n in allowed)
+            raise ValueError(f"{name} must be {rule}, got shape {arr.shape}")
+    if nonempty and arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    if finite and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if minimum is not None and arr.size and arr.min() < minimum:
+        raise ValueError(f"{name} must be >= {minimum:g}, got minimum {arr.min()}")
+    if cast and kind == "real":
+        return arr.astype(np.float64, copy=False)
+    if cast and kind == "integer":
+        return arr.astype(np.int64, copy=False)
+    return arr
+
+
+def check_same_shape(a_name: str, a: np.ndarray, b_name: str, b: np.ndarray) -> None:
+    """Two arrays that must match entry for entry."""
+    if a.shape != b.shape:
+        raise ValueError(
+            f"{a_name} and {b_name} must have the same shape, got {a.shape} and {b.shape}"
+        )
 
 
 def check_positions(name: str, value) -> np.ndarray:
@@ -85,16 +203,7 @@ def check_positions(name: str, value) -> np.ndarray:
         raise TypeError(
             f"{name} must be an int or a 1-D array of numbers, got {type(value).__name__}"
         )
-    arr = np.asarray(value)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if arr.size and arr.min() < 0:
-        raise ValueError(f"{name} must be >= 0, got minimum {arr.min()}")
+    arr = check_array(name, value, ndim=1, minimum=0, cast=False)
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64, copy=False)
     if arr.size and np.all(arr == np.round(arr)) and arr.max() < 2**53:
@@ -102,8 +211,33 @@ def check_positions(name: str, value) -> np.ndarray:
     return arr.astype(np.float64, copy=False)
 
 
+def check_integer_positions(name: str, value, *, below: int, limit_name: str) -> np.ndarray:
+    """Positions (as :func:`check_positions`) that must be whole numbers below ``below``."""
+    pos = check_positions(name, value)
+    if pos.dtype.kind == "f":
+        raise ValueError(
+            f"{name} must be whole numbers for this encoding, got {pos[pos % 1 != 0][0]}"
+        )
+    if pos.size and pos.max() >= below:
+        raise ValueError(f"{name} must be < {limit_name} = {below}, got {pos.max()}")
+    return pos
+
+
+def check_offsets(name: str, value) -> np.ndarray:
+    """Offsets: a real number or a 1-D array of finite reals of any sign, as float64 (1-D)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise TypeError(
+            f"{name} must be a number or a 1-D array of numbers, got {type(value).__name__}"
+        )
+    if isinstance(value, numbers.Real):
+        return np.array([check_float(name, value)])
+    return check_array(name, value, ndim=1, rule="a number or 1-D")
+
+
 def check_float_dtype(name: str, value) -> np.dtype:
-    """A numpy floating dtype (float16/32/64); anything else is a TypeError."""
+    """A numpy floating dtype (float16/32/64); anything else, ``None`` too, is a TypeError."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a numpy float dtype, got {value!r}")
     try:
         dtype = np.dtype(value)
     except TypeError as exc:
@@ -114,10 +248,14 @@ def check_float_dtype(name: str, value) -> np.dtype:
 
 
 def check_choice(name: str, value, choices: Iterable[str]) -> str:
-    """One of a fixed set of strings."""
+    """One of a fixed set of strings: another string is a ValueError, a non-string a TypeError."""
     choices = tuple(choices)
+    options = ", ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{name} must be one of {options} (a string), got {type(value).__name__} {value!r}"
+        )
     if value not in choices:
-        options = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {options}, got {value!r}")
     return value
 

@@ -9,20 +9,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_int
+from ._checks import check_array, check_bool, check_float, check_int
 
-__all__ = ["softmax", "self_attention", "attention_weights", "toy_embeddings"]
+__all__ = ["softmax", "self_attention", "attention_weights", "causal_mask", "toy_embeddings"]
+
+#: Attention inputs: finite, non-empty, (seq, d) or a batch of them (numpy allows 64 axes).
+_BATCHED = {"ndim": range(2, 65), "rule": "(..., seq, d), at least 2-D", "nonempty": True}
 
 
-def _as_matrix(name: str, value, *, ndim_min: int = 2) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if arr.ndim < ndim_min:
-        raise ValueError(f"{name} must have at least {ndim_min} dimensions, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return arr.astype(np.float64, copy=False)
+def causal_mask(seq_len) -> np.ndarray:
+    """The (seq_len, seq_len) boolean mask of causal attention: query i sees keys j <= i.
+
+    Scores where the mask is False are set to −inf before the softmax, so a token
+    never attends to a later one.
+
+    Examples
+    --------
+    >>> causal_mask(3).astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    """
+    seq_len = check_int("seq_len", seq_len, minimum=0)
+    # mask_ij = (j <= i)
+    return np.tril(np.ones((seq_len, seq_len), dtype=bool))
 
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
@@ -34,7 +42,8 @@ def softmax(scores, axis: int = -1) -> np.ndarray:
     >>> softmax(np.array([0.0, np.log(3.0)])).tolist()
     [0.25, 0.75]
     """
-    scores = np.asarray(scores, dtype=np.float64)
+    scores = check_array("scores", scores, finite=False)
+    axis = check_int("axis", axis)
     if np.isnan(scores).any():
         raise ValueError("scores must not contain NaN")
     top = np.max(scores, axis=axis, keepdims=True)
@@ -46,8 +55,12 @@ def softmax(scores, axis: int = -1) -> np.ndarray:
 
 def attention_weights(x, w_q, w_k, *, causal: bool = False) -> np.ndarray:
     """The (seq, seq) matrix softmax(Q Kᵀ / √d_k) for one head, Q = x W_q, K = x W_k."""
-    x = _as_matrix("x", x)
-    w_q, w_k = _as_matrix("w_q", w_q), _as_matrix("w_k", w_k)
+    x = check_array("x", x, **_BATCHED)
+    w_q, w_k = (
+        check_array("w_q", w_q, ndim=2, nonempty=True),
+        check_array("w_k", w_k, ndim=2, nonempty=True),
+    )
+    causal = check_bool("causal", causal)
     if w_q.shape != w_k.shape or w_q.shape[0] != x.shape[-1]:
         raise ValueError(
             f"w_q and w_k must both have shape (d_model={x.shape[-1]}, d_k), "
@@ -57,8 +70,7 @@ def attention_weights(x, w_q, w_k, *, causal: bool = False) -> np.ndarray:
     # scores = Q K^T / sqrt(d_k)
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(w_k.shape[1])
     if causal:
-        n = scores.shape[-1]
-        scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
+        scores = np.where(causal_mask(scores.shape[-1]), scores, -np.inf)
     return softmax(scores)
 
 
@@ -77,8 +89,8 @@ def self_attention(x, w_q, w_k, w_v, *, causal: bool = False) -> np.ndarray:
     >>> bool(np.allclose(self_attention(x[order], w_q, w_k, w_v), out[order]))
     True
     """
-    x = _as_matrix("x", x)
-    w_v = _as_matrix("w_v", w_v)
+    x = check_array("x", x, **_BATCHED)
+    w_v = check_array("w_v", w_v, ndim=2, nonempty=True)
     if w_v.shape[0] != x.shape[-1]:
         raise ValueError(f"w_v must have {x.shape[-1]} rows (d_model), got shape {w_v.shape}")
     return attention_weights(x, w_q, w_k, causal=causal) @ (x @ w_v)
@@ -95,6 +107,9 @@ def toy_embeddings(vocabulary, d_model, *, seed: int = 0, scale: float = 1.0) ->
     """
     d_model = check_int("d_model", d_model, minimum=1)
     check_int("seed", seed, minimum=0)
+    scale = check_float("scale", scale, greater_than=0.0)
+    if isinstance(vocabulary, (str, bytes)):
+        raise TypeError("vocabulary must be a non-empty sequence of strings, got one string")
     words = list(vocabulary)
     if not words or not all(isinstance(w, str) for w in words):
         raise TypeError("vocabulary must be a non-empty sequence of strings")

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_float, check_int
+from ._checks import check_array, check_float, check_int, check_optional
 
 __all__ = ["tensor2tensor_timing_signal", "fairseq_sinusoidal", "fairseq_positions"]
 
@@ -119,8 +119,8 @@ def fairseq_sinusoidal(num_embeddings, embedding_dim, *, padding_idx=None):
     # omega_i = exp(-i * ln(10000) / (half_dim - 1))
     inv_timescales = np.exp(-math.log(10000.0) / (half_dim - 1) * np.arange(half_dim))
     table = _sin_cos_halves(num_embeddings, inv_timescales, embedding_dim)
+    padding_idx = check_optional(check_int, "padding_idx", padding_idx, minimum=0)
     if padding_idx is not None:
-        padding_idx = check_int("padding_idx", padding_idx, minimum=0)
         if padding_idx >= num_embeddings:
             raise ValueError(
                 f"padding_idx must be < num_embeddings ({num_embeddings}), got {padding_idx}"
@@ -149,11 +149,7 @@ def fairseq_positions(is_token, *, padding_idx=1) -> np.ndarray:
     >>> fairseq_positions([True, True, False]).tolist()
     [2, 3, 1]
     """
-    mask = np.asarray(is_token)
-    if mask.dtype != bool or mask.ndim != 1:
-        raise TypeError(
-            f"is_token must be a boolean 1-D array, got dtype {mask.dtype} and shape {mask.shape}"
-        )
+    mask = check_array("is_token", is_token, kind="bool", ndim=1)
     padding_idx = check_int("padding_idx", padding_idx, minimum=0)
     # positions = cumsum(mask) * mask + padding_idx
     return np.cumsum(mask, dtype=np.int64) * mask + padding_idx

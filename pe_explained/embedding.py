@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_float, check_int
+from ._checks import check_array, check_bool, check_float, check_same_shape
+from .layer import dropout  # the library's one dropout, the recipe's last step
 from .sinusoidal import sinusoidal
 
 __all__ = [
@@ -30,48 +31,10 @@ __all__ = [
 ]
 
 
-def _vectors(name: str, value, *, ndim: int | None = 2) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
-    if arr.ndim == 0 or arr.shape[-1] == 0:
-        raise ValueError(f"{name} must have at least one column, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return arr.astype(np.float64, copy=False)
-
-
-def _same_shape(a_name: str, a: np.ndarray, b_name: str, b: np.ndarray) -> None:
-    if a.shape != b.shape:
-        raise ValueError(
-            f"{a_name} and {b_name} must have the same shape, got {a.shape} and {b.shape}"
-        )
-
-
-def dropout(x, rate, *, seed=0) -> np.ndarray:
-    """Inverted dropout: zero each entry with probability ``rate``, scale the rest by 1/(1 − rate).
-
-    The scaling keeps the expected value of every entry unchanged, so nothing
-    needs rescaling at inference time (when no dropout is applied).
-
-    Examples
-    --------
-    >>> out = dropout(np.ones((200, 50)), 0.1, seed=0)
-    >>> round(float((out == 0).mean()), 2), round(float(out.max()), 4)
-    (0.1, 1.1111)
-    """
-    x = _vectors("x", x, ndim=None)
-    rate = check_float("rate", rate, at_least=0.0)
-    if rate >= 1.0:
-        raise ValueError(f"rate must be < 1 (1 would drop everything), got {rate:g}")
-    check_int("seed", seed, minimum=0)
-    if rate == 0.0:
-        return x.copy()
-    keep = np.random.default_rng(seed).random(x.shape) >= rate
-    # x_dropped = x * keep / (1 - rate)
-    return np.where(keep, x / (1.0 - rate), 0.0)
+#: Tables of vectors: finite, non-empty, one vector per row.
+_TABLE = {"ndim": 2, "rule": "2-D (one vector per row)", "nonempty": True}
+#: Vectors, or stacks of them, compared along the last axis.
+_VECTORS = {"ndim": range(1, 65), "rule": "at least 1-D", "nonempty": True}
 
 
 def embed_with_positions(
@@ -108,11 +71,9 @@ def embed_with_positions(
     >>> embed_with_positions(np.ones((1, 4))).tolist()       # 2 · 1 + PE(0)
     [[2.0, 3.0, 2.0, 3.0]]
     """
-    e = _vectors("token_vectors", token_vectors)
-    if not isinstance(scale_by_sqrt_d_model, (bool, np.bool_)):
-        raise TypeError(
-            f"scale_by_sqrt_d_model must be True or False, got {scale_by_sqrt_d_model!r}"
-        )
+    e = check_array("token_vectors", token_vectors, **_TABLE)
+    scale_by_sqrt_d_model = check_bool("scale_by_sqrt_d_model", scale_by_sqrt_d_model)
+    dropout_rate = check_float("dropout_rate", dropout_rate, at_least=0.0, less_than=1.0)
     n, d_model = e.shape
     pe = sinusoidal(n, d_model, base=base)
     scale = np.sqrt(d_model) if scale_by_sqrt_d_model else 1.0
@@ -132,8 +93,8 @@ def concatenate_positions(token_vectors, position_vectors) -> np.ndarray:
     >>> concatenate_positions(np.ones((2, 3)), np.zeros((2, 2))).shape
     (2, 5)
     """
-    e = _vectors("token_vectors", token_vectors)
-    p = _vectors("position_vectors", position_vectors)
+    e = check_array("token_vectors", token_vectors, **_TABLE)
+    p = check_array("position_vectors", position_vectors, **_TABLE)
     if len(e) != len(p):
         raise ValueError(
             "token_vectors and position_vectors need the same number of rows, "
@@ -150,7 +111,7 @@ def cosine_similarity(a, b) -> np.ndarray:
     >>> cosine_similarity([1.0, 0.0], [[1.0, 1.0], [0.0, 2.0]]).round(4).tolist()
     [0.7071, 0.0]
     """
-    a, b = _vectors("a", a, ndim=None), _vectors("b", b, ndim=None)
+    a, b = check_array("a", a, **_VECTORS), check_array("b", b, **_VECTORS)
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(f"a and b must have the same last dimension, got {a.shape} and {b.shape}")
     norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
@@ -168,7 +129,7 @@ def cosine_matrix(a, b) -> np.ndarray:
     >>> cosine_matrix([[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0]]).round(4).tolist()
     [[0.7071], [0.7071]]
     """
-    a, b = _vectors("a", a), _vectors("b", b)
+    a, b = check_array("a", a, **_TABLE), check_array("b", b, **_TABLE)
     if a.shape[1] != b.shape[1]:
         raise ValueError(
             f"a and b must have the same number of columns, got {a.shape} and {b.shape}"
@@ -191,9 +152,9 @@ def position_share(token_vectors, position_vectors) -> float:
     >>> position_share([[3.0, 0.0]], [[0.0, 4.0]])       # 16 / 25
     0.64
     """
-    e = _vectors("token_vectors", token_vectors)
-    p = _vectors("position_vectors", position_vectors)
-    _same_shape("token_vectors", e, "position_vectors", p)
+    e = check_array("token_vectors", token_vectors, **_TABLE)
+    p = check_array("position_vectors", position_vectors, **_TABLE)
+    check_same_shape("token_vectors", e, "position_vectors", p)
     total = np.sum((e + p) ** 2, axis=1)
     if np.any(total == 0):
         raise ValueError("a row of token_vectors + position_vectors is zero")
@@ -212,10 +173,8 @@ def energy_rank(table, fraction=0.99) -> int:
     >>> energy_rank(np.outer(np.arange(1.0, 6.0), [1.0, 2.0, 3.0]))   # all rows on one line
     1
     """
-    table = _vectors("table", table)
-    fraction = check_float("fraction", fraction, greater_than=0.0)
-    if fraction > 1.0:
-        raise ValueError(f"fraction must be <= 1, got {fraction:g}")
+    table = check_array("table", table, **_TABLE)
+    fraction = check_float("fraction", fraction, greater_than=0.0, at_most=1.0)
     energy = np.linalg.svd(table, compute_uv=False) ** 2
     if energy.sum() == 0:
         raise ValueError("table is all zeros")

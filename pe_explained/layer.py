@@ -15,7 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_float, check_int, check_positive_even_int
+from ._checks import (
+    check_array,
+    check_base,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_positive_even_int,
+)
 from .sinusoidal import LAYOUTS, sinusoidal
 
 __all__ = [
@@ -27,41 +35,52 @@ __all__ = [
 ]
 
 
-def dropout(x, rate, rng) -> np.ndarray:
+def dropout(x, rate, seed=0) -> np.ndarray:
     """Inverted dropout: zero each entry with probability ``rate``, scale the rest by 1/(1 − rate).
 
     The expected value of every entry is unchanged, so nothing needs rescaling
     at inference time, when dropout is simply not applied.
 
+    Parameters
+    ----------
+    x : array_like
+        Finite real numbers, any shape.
+    rate : float
+        Probability of dropping an entry, in [0, 1) (P_drop = 0.1 in the paper).
+    seed : int or numpy.random.Generator, optional
+        An int >= 0 seeds a fresh generator: the same mask on every call. A
+        ``Generator`` is drawn from and advances: a new mask on every call, as in
+        a training loop (the layers pass their own).
+
+    Returns
+    -------
+    ndarray, float64, shape of ``x``
+        ``x · keep / (1 − rate)`` with ``keep`` true with probability ``1 − rate``.
+
+    References
+    ----------
+    Srivastava et al., "Dropout: A Simple Way to Prevent Neural Networks from
+    Overfitting", JMLR 2014.
+
+    Examples
+    --------
+    >>> out = dropout(np.ones((200, 50)), 0.1, seed=0)
+    >>> round(float((out == 0).mean()), 2), round(float(out.max()), 4)
+    (0.1, 1.1111)
     >>> rng = np.random.default_rng(0)
     >>> out = dropout(np.ones(100_000), 0.1, rng)
     >>> sorted(set(out.round(6).tolist())), round(float(out.mean()), 2)
     ([0.0, 1.111111], 1.0)
     """
-    rate = check_float("rate", rate, at_least=0.0)
-    if rate >= 1.0:
-        raise ValueError(f"rate must be < 1 (the probability of dropping an entry), got {rate:g}")
-    x = np.asarray(x, dtype=np.float64)
+    x = check_array("x", x)
+    rate = check_float("rate", rate, at_least=0.0, less_than=1.0)
+    if not isinstance(seed, np.random.Generator):
+        seed = check_int("seed", seed, minimum=0)
     if rate == 0.0:
-        return x
-    keep = rng.random(x.shape) >= rate
+        return x.copy()
+    keep = np.random.default_rng(seed).random(x.shape) >= rate
     # x_kept / (1 - rate): E[out] = (1 - rate) · x / (1 - rate) = x
     return np.where(keep, x / (1.0 - rate), 0.0)
-
-
-def _as_batch(name: str, x, d_model: int) -> np.ndarray:
-    """A real array of shape (batch, seq_len, d_model) or (seq_len, d_model)."""
-    arr = np.asarray(x)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if arr.ndim not in (2, 3) or arr.shape[-1] != d_model:
-        raise ValueError(
-            f"{name} must have shape (batch, seq_len, d_model={d_model}) or "
-            f"(seq_len, d_model={d_model}), got {arr.shape}"
-        )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return arr.astype(np.float64, copy=False)
 
 
 class PositionTable:
@@ -75,9 +94,7 @@ class PositionTable:
     def __init__(self, d_model, max_len, *, dropout=0.0, seed=0):
         self.d_model = check_int("d_model", d_model, minimum=1)
         self.max_len = check_int("max_len", max_len, minimum=1)
-        self.dropout = check_float("dropout", dropout, at_least=0.0)
-        if self.dropout >= 1.0:
-            raise ValueError(f"dropout must be < 1, got {self.dropout:g}")
+        self.dropout = check_float("dropout", dropout, at_least=0.0, less_than=1.0)
         self.seed = check_int("seed", seed, minimum=0)
         self._rng = np.random.default_rng(self.seed)
         self.table = np.zeros((self.max_len, self.d_model))
@@ -102,7 +119,11 @@ class PositionTable:
 
         Dropout is applied only when ``training`` is true, as in every framework.
         """
-        x = _as_batch("x", x, self.d_model)
+        shape = f"(batch, seq_len, d_model={self.d_model}) or (seq_len, d_model={self.d_model})"
+        x = check_array("x", x, ndim=(2, 3), rule=f"of shape {shape}")
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f"x must be of shape {shape}, got shape {x.shape}")
+        training = check_bool("training", training)
         out = x + self.encoding(x.shape[-2], offset=offset)  # broadcasts over the batch
         if training and self.dropout > 0.0:
             out = dropout(out, self.dropout, self._rng)
@@ -175,19 +196,19 @@ class TokenEmbedding:
         self.d_model = check_int("d_model", d_model, minimum=1)
         std = self.d_model**-0.5 if std is None else check_float("std", std, greater_than=0.0)
         self.std = std
-        self.scale = bool(scale)
+        self.scale = check_bool("scale", scale)
         rng = np.random.default_rng(check_int("seed", seed, minimum=0))
         self.weight = rng.normal(0.0, std, size=(self.vocab_size, self.d_model))
 
     def __call__(self, token_ids) -> np.ndarray:
         """``E[token_ids] · √d_model`` (or without the factor when ``scale`` is false)."""
-        ids = np.asarray(token_ids)
-        if ids.dtype == bool or ids.dtype.kind not in "iu":
-            raise TypeError(f"token_ids must be integers, got dtype {ids.dtype}")
-        if ids.ndim not in (1, 2):
-            raise ValueError(
-                f"token_ids must have shape (batch, seq_len) or (seq_len,), got {ids.shape}"
-            )
+        ids = check_array(
+            "token_ids",
+            token_ids,
+            kind="integer",
+            ndim=(1, 2),
+            rule="(batch, seq_len) or (seq_len,)",
+        )
         if ids.size and (ids.min() < 0 or ids.max() >= self.vocab_size):
             raise ValueError(
                 f"token_ids must be in 0…{self.vocab_size - 1} (vocab_size={self.vocab_size}), "

@@ -16,7 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_int, check_positions
+from ._checks import (
+    check_array,
+    check_bool,
+    check_index,
+    check_int,
+    check_integer_positions,
+    check_positions,
+)
 
 __all__ = [
     "index_encoding",
@@ -27,18 +34,6 @@ __all__ = [
     "neighbour_distances",
     "closest_position",
 ]
-
-
-def _integer_positions(name: str, value, *, below: int, limit_name: str) -> np.ndarray:
-    """Positions that must be whole numbers smaller than ``below``."""
-    pos = check_positions(name, value)
-    if pos.dtype.kind == "f":
-        raise ValueError(
-            f"{name} must be whole numbers for this encoding, got {pos[pos % 1 != 0][0]}"
-        )
-    if pos.size and pos.max() >= below:
-        raise ValueError(f"{name} must be < {limit_name} = {below}, got {pos.max()}")
-    return pos
 
 
 def index_encoding(positions, d_model=1) -> np.ndarray:
@@ -119,7 +114,7 @@ def one_hot_encoding(positions, max_len) -> np.ndarray:
     [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]]
     """
     max_len = check_int("max_len", max_len, minimum=1)
-    pos = _integer_positions("positions", positions, below=max_len, limit_name="max_len")
+    pos = check_integer_positions("positions", positions, below=max_len, limit_name="max_len")
     table = np.zeros((len(pos), max_len))
     # E[pos, pos] = 1
     table[np.arange(len(pos)), pos] = 1.0
@@ -153,32 +148,17 @@ def binary_encoding(positions, num_bits, *, centered=False) -> np.ndarray:
     num_bits = check_int("num_bits", num_bits, minimum=1)
     if num_bits > 62:
         raise ValueError(f"num_bits must be <= 62, got {num_bits}")
-    if not isinstance(centered, (bool, np.bool_)):
-        raise TypeError(f"centered must be True or False, got {centered!r}")
-    pos = _integer_positions("positions", positions, below=2**num_bits, limit_name="2**num_bits")
+    centered = check_bool("centered", centered)
+    pos = check_integer_positions(
+        "positions", positions, below=2**num_bits, limit_name="2**num_bits"
+    )
     # E[pos, b] = floor(pos / 2^b) mod 2
     bits = ((pos[:, None] >> np.arange(num_bits)) & 1).astype(np.float64)
     return 2.0 * bits - 1.0 if centered else bits
 
 
-def _table(name: str, value) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if arr.ndim != 2 or arr.shape[0] == 0:
-        raise ValueError(
-            f"{name} must be a non-empty 2-D table (positions × columns), got shape {arr.shape}"
-        )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return arr.astype(np.float64, copy=False)
-
-
-def _row(name: str, value, num_rows: int) -> int:
-    row = check_int(name, value, minimum=0)
-    if row >= num_rows:
-        raise ValueError(f"{name} must be < the number of rows ({num_rows}), got {row}")
-    return row
+#: An encoding table: finite, one position per row, at least one row.
+_TABLE = {"ndim": 2, "rule": "a non-empty 2-D table (positions × columns)", "nonempty": True}
 
 
 def distances_from(table, reference=0) -> np.ndarray:
@@ -189,8 +169,8 @@ def distances_from(table, reference=0) -> np.ndarray:
     >>> distances_from(one_hot_encoding(4, 4), 1).round(4).tolist()
     [1.4142, 0.0, 1.4142, 1.4142]
     """
-    table = _table("table", table)
-    reference = _row("reference", reference, len(table))
+    table = check_array("table", table, **_TABLE)
+    reference = check_index("reference", reference, len(table), "the number of rows")
     # d(pos) = ||E[pos] - E[reference]||
     return np.linalg.norm(table - table[reference], axis=1)
 
@@ -203,7 +183,7 @@ def neighbour_distances(table) -> np.ndarray:
     >>> neighbour_distances(binary_encoding(10, 4)).tolist()[6:]   # 6→7, 7→8, 8→9
     [1.0, 2.0, 1.0]
     """
-    table = _table("table", table)
+    table = check_array("table", table, **_TABLE)
     return np.linalg.norm(np.diff(table, axis=0), axis=1)
 
 
@@ -218,8 +198,8 @@ def closest_position(table, reference=0, *, min_offset=1) -> tuple[int, float]:
     >>> closest_position(binary_encoding(16, 4), 7, min_offset=1)
     (3, 1.0)
     """
-    table = _table("table", table)
-    reference = _row("reference", reference, len(table))
+    table = check_array("table", table, **_TABLE)
+    reference = check_index("reference", reference, len(table), "the number of rows")
     min_offset = check_int("min_offset", min_offset, minimum=1)
     distances = distances_from(table, reference)
     far = np.abs(np.arange(len(table)) - reference) >= min_offset

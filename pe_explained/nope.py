@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_bool, check_int
+from ._checks import check_array, check_bool, check_int
 from .attention import self_attention
 
 __all__ = ["uniform_attention", "nope_position_signal", "recover_positions"]
@@ -44,9 +44,7 @@ def uniform_attention(values, *, causal=True) -> np.ndarray:
     [3.0, 2.0, 2.0]
     """
     causal = check_bool("causal", causal)
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 2:
-        raise ValueError(f"values must be 2-D (seq_len, d), got shape {values.shape}")
+    values = check_array("values", values, ndim=2, rule="2-D (seq_len, d)", nonempty=True)
     d = values.shape[1]
     zeros = np.zeros((d, d))
     return self_attention(values, zeros, zeros, np.eye(d), causal=causal)
@@ -83,8 +81,8 @@ def recover_positions(signal) -> np.ndarray:
     >>> recover_positions(nope_position_signal(5)).tolist()
     [0, 1, 2, 3, 4]
     """
-    signal = np.asarray(signal, dtype=np.float64)
-    if signal.ndim != 1 or not np.all((signal > 0) & (signal <= 1)):
-        raise ValueError("signal must be in (0, 1] and 1-D (the output of nope_position_signal)")
+    signal = check_array("signal", signal, ndim=1)
+    if not np.all((signal > 0) & (signal <= 1)):
+        raise ValueError("signal must be in (0, 1] (the output of nope_position_signal)")
     # i = 1 / signal - 1
     return np.rint(1.0 / signal - 1.0).astype(np.int64)

@@ -23,7 +23,15 @@ import numbers
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_float, check_int, check_positive_even_int
+from ._checks import (
+    check_array,
+    check_base,
+    check_choice,
+    check_float,
+    check_int,
+    check_offsets,
+    check_positive_even_int,
+)
 from .sinusoidal import LAYOUTS, sinusoidal_frequencies
 
 __all__ = [
@@ -34,31 +42,8 @@ __all__ = [
     "offset_matrix",
     "difference_cosine",
     "cycles_within",
+    "slow_pair_count",
 ]
-
-
-def _real_array(name: str, value, ndim: int, shape_rule: str) -> np.ndarray:
-    """A finite float64 array of ``ndim`` dimensions; the error names the argument."""
-    arr = np.asarray(value)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be {shape_rule}, got shape {arr.shape}")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return arr
-
-
-def _check_offsets(name: str, value) -> np.ndarray:
-    """Offsets: a real number or a 1-D array of finite reals of any sign, as float64."""
-    if isinstance(value, (bool, np.bool_, str, bytes)):
-        raise TypeError(
-            f"{name} must be a number or a 1-D array of numbers, got {type(value).__name__}"
-        )
-    if isinstance(value, numbers.Real):
-        return np.array([check_float(name, value)])
-    return _real_array(name, value, 1, "a number or 1-D")
 
 
 def _shaped_like(result: np.ndarray, offsets) -> np.ndarray | float:
@@ -66,8 +51,8 @@ def _shaped_like(result: np.ndarray, offsets) -> np.ndarray | float:
     return float(result[0]) if isinstance(offsets, numbers.Real) else result
 
 
-def _check_table(name: str, value) -> np.ndarray:
-    return _real_array(name, value, 2, "2-D (positions × dimensions)")
+#: An encoding table: finite reals, one position per row.
+_TABLE = {"ndim": 2, "rule": "2-D (positions × dimensions)"}
 
 
 def pairwise_distances(table, other=None) -> np.ndarray:
@@ -92,8 +77,8 @@ def pairwise_distances(table, other=None) -> np.ndarray:
     >>> pairwise_distances(sinusoidal(3, 2)).round(4).tolist()
     [[0.0, 0.9589, 1.6829], [0.9589, 0.0, 0.9589], [1.6829, 0.9589, 0.0]]
     """
-    a = _check_table("table", table)
-    b = a if other is None else _check_table("other", other)
+    a = check_array("table", table, **_TABLE)
+    b = a if other is None else check_array("other", other, **_TABLE)
     if b.shape[1] != a.shape[1]:
         raise ValueError(f"other must have {a.shape[1]} columns like table, got {b.shape[1]}")
     diff = a[:, None, :] - b[None, :, :]
@@ -127,7 +112,7 @@ def dot_product_by_offset(offsets, d_model, *, base=10000.0):
     >>> dot_product_by_offset([0, 1, -1], 2).round(4).tolist()
     [1.0, 0.5403, 0.5403]
     """
-    k = _check_offsets("offsets", offsets)
+    k = check_offsets("offsets", offsets)
     omega = sinusoidal_frequencies(d_model, base=base)
     # PE(p)·PE(p+k) = Σ_i cos(k ω_i)
     return _shaped_like(np.cos(np.multiply.outer(k, omega)).sum(axis=1), offsets)
@@ -147,7 +132,7 @@ def distance_by_offset(offsets, d_model, *, base=10000.0):
     >>> distance_by_offset([0, 3, 4], 16).round(4).tolist()
     [0.0, 2.2167, 2.2092]
     """
-    k = _check_offsets("offsets", offsets)
+    k = check_offsets("offsets", offsets)
     omega = sinusoidal_frequencies(d_model, base=base)
     # ‖PE(p+k) − PE(p)‖² = Σ_i 4 sin²(k ω_i / 2)
     chord = 2.0 * np.sin(np.multiply.outer(k, omega) / 2.0)
@@ -260,7 +245,7 @@ def difference_cosine(k, separations, d_model, *, base=10000.0):
     0.5403
     """
     k = check_float("k", k)
-    s = _check_offsets("separations", separations)
+    s = check_offsets("separations", separations)
     omega = sinusoidal_frequencies(d_model, base=base)
     # weight of pair i: sin²(k ω_i / 2), a quarter of its squared share of ‖D_k‖²
     weight = np.sin(k * omega / 2.0) ** 2
@@ -286,3 +271,45 @@ def cycles_within(length, d_model, *, base=10000.0) -> np.ndarray:
     check_base("base", base)
     # cycles_i = length · ω_i / 2π
     return length * sinusoidal_frequencies(d_model, base=base) / (2.0 * np.pi)
+
+
+def slow_pair_count(length, d_model, *, base=10000.0) -> int:
+    """How many pairs are slower than a context of ``length`` positions.
+
+    A pair is slower than the context when its wavelength is longer than it,
+    i.e. it completes less than one full cycle within it (:func:`cycles_within`
+    below 1). Within the context such a pair shows only part of its circle;
+    positions beyond it give angles it never took. RoPE turns its pairs with the
+    same ladder ``ω_i = base^(−2i/head_dim)``, so ``d_model = head_dim`` counts the
+    slow pairs of a RoPE head.
+
+    Parameters
+    ----------
+    length : float
+        The context, in positions; > 0.
+    d_model : int
+        Width of the encoding (or RoPE's ``head_dim``); positive and even.
+    base : float, optional
+        Base of the frequency ladder; > 1. 10000 in Vaswani et al. (2017).
+
+    Returns
+    -------
+    int
+        The number of pairs ``i`` with ``2π / ω_i > length``, between 0 and ``d_model / 2``.
+
+    Notes
+    -----
+    The slow pairs are the last ones: ``2π · base^(2i/d_model) > length`` holds
+    from ``i > (d_model / 2) · ln(length / 2π) / ln(base)`` on. Vaswani et al.
+    (2017), section 3.5; for RoPE, Su et al. (2021).
+
+    Examples
+    --------
+    >>> slow_pair_count(512, 512)        # the original transformer's width and a 512 context
+    133
+    >>> slow_pair_count(4096, 128)       # a RoPE head of Llama 2
+    18
+    """
+    d_model = check_positive_even_int("d_model", d_model)
+    # slow: cycles_i = length · ω_i / 2π < 1  ⇔  2π / ω_i > length
+    return int((cycles_within(length, d_model, base=base) < 1.0).sum())

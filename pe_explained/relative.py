@@ -22,8 +22,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_int, check_positive_even_int
-from .attention import softmax
+from ._checks import (
+    check_array,
+    check_base,
+    check_bool,
+    check_choice,
+    check_int,
+    check_positive_even_int,
+)
+from .attention import causal_mask, softmax
 from .sinusoidal import LAYOUTS, sinusoidal
 
 __all__ = [
@@ -38,20 +45,6 @@ __all__ = [
 
 #: The four terms of a Transformer-XL logit, in the paper's order (a)–(d).
 TERM_NAMES = ("content-content", "content-position", "content bias", "position bias")
-
-
-def _real(name: str, value, ndim: int | tuple[int, ...]) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    allowed = (ndim,) if isinstance(ndim, int) else ndim
-    if arr.ndim not in allowed:
-        raise ValueError(
-            f"{name} must have {' or '.join(map(str, allowed))} dimensions, got shape {arr.shape}"
-        )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return arr.astype(np.float64, copy=False)
 
 
 def relative_distances(query_len, key_len) -> np.ndarray:
@@ -130,9 +123,17 @@ def shaw_attention(x, w_q, w_k, w_v, rel_k, rel_v, *, causal=False, return_weigh
     ...                  self_attention(x, w_q, w_k, w_v)))
     True
     """
-    x = _real("x", x, (2, 3, 4))
-    w_q, w_k, w_v = (_real(n, w, 2) for n, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)))
-    rel_k, rel_v = _real("rel_k", rel_k, 2), _real("rel_v", rel_v, 2)
+    x = check_array("x", x, ndim=(2, 3, 4), nonempty=True)
+    causal = check_bool("causal", causal)
+    return_weights = check_bool("return_weights", return_weights)
+    w_q, w_k, w_v = (
+        check_array(n, w, ndim=2, nonempty=True)
+        for n, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v))
+    )
+    rel_k, rel_v = (
+        check_array("rel_k", rel_k, ndim=2, nonempty=True),
+        check_array("rel_v", rel_v, ndim=2, nonempty=True),
+    )
     d_model, d_z = w_q.shape
     if x.shape[-1] != d_model or w_k.shape != w_q.shape or w_v.shape[0] != d_model:
         raise ValueError(
@@ -154,7 +155,7 @@ def shaw_attention(x, w_q, w_k, w_v, rel_k, rel_v, *, causal=False, return_weigh
     position = np.einsum("...ir,ijr->...ij", q @ rel_k.T, one_hot)
     scores = (content + position) / np.sqrt(d_z)
     if causal:
-        scores = np.where(np.tril(np.ones((seq_len, seq_len), dtype=bool)), scores, -np.inf)
+        scores = np.where(causal_mask(seq_len), scores, -np.inf)
     alpha = softmax(scores)
     # z_i = sum_j alpha_ij v_j + sum_j alpha_ij a^V_ij
     z = alpha @ v + np.einsum("...ij,ijr->...ir", alpha, one_hot) @ rel_v
@@ -171,13 +172,11 @@ def relative_sinusoid(distances, d_model, *, base=10000.0, layout="halves") -> n
     >>> relative_sinusoid([[-1, 0, 1]], 4).round(4).tolist()
     [[[-0.8415, -0.01, 0.5403, 1.0], [0.0, 0.0, 1.0, 1.0], [0.8415, 0.01, 0.5403, 1.0]]]
     """
-    d = np.asarray(distances)
-    if d.dtype == bool or d.dtype.kind not in "iu":
-        raise TypeError(f"distances must be integers, got dtype {d.dtype}")
+    d = check_array("distances", distances, kind="integer")
     d_model = check_positive_even_int("d_model", d_model)
     base = check_base("base", base)
     layout = check_choice("layout", layout, LAYOUTS)
-    flat = d.reshape(-1).astype(np.int64)
+    flat = d.reshape(-1)
     table = sinusoidal(np.abs(flat), d_model, base=base, layout=layout)
     sine_columns = np.arange(d_model // 2) if layout == "halves" else np.arange(0, d_model, 2)
     # sin(-x) = -sin(x), cos(-x) = cos(x)
@@ -202,13 +201,20 @@ def four_term_scores(e_q, e_k, r, w_q, w_k_content, w_k_position, u, v) -> dict[
     dict mapping each of :data:`TERM_NAMES` to its (query_len, key_len) array;
     their sum is the logit before the 1/√head_dim scaling and the softmax.
     """
-    e_q, e_k, r = _real("e_q", e_q, 2), _real("e_k", e_k, 2), _real("r", r, 3)
-    w_q = _real("w_q", w_q, 2)
-    w_k_content, w_k_position = (
-        _real("w_k_content", w_k_content, 2),
-        _real("w_k_position", w_k_position, 2),
+    e_q, e_k, r = (
+        check_array("e_q", e_q, ndim=2, nonempty=True),
+        check_array("e_k", e_k, ndim=2, nonempty=True),
+        check_array("r", r, ndim=3, nonempty=True),
     )
-    u, v = _real("u", u, (1, 2)), _real("v", v, (1, 2))
+    w_q = check_array("w_q", w_q, ndim=2, nonempty=True)
+    w_k_content, w_k_position = (
+        check_array("w_k_content", w_k_content, ndim=2, nonempty=True),
+        check_array("w_k_position", w_k_position, ndim=2, nonempty=True),
+    )
+    u, v = (
+        check_array("u", u, ndim=(1, 2), nonempty=True),
+        check_array("v", v, ndim=(1, 2), nonempty=True),
+    )
     d_model, head_dim = w_q.shape
     if w_k_content.shape != w_q.shape or w_k_position.shape != w_q.shape:
         raise ValueError(
@@ -271,7 +277,7 @@ def transformer_xl_terms(x, w_q, w_k_content, w_k_position, u, v, *, base=10000.
     >>> sorted(terms), terms["position bias"].shape
     (['content bias', 'content-content', 'content-position', 'position bias'], (4, 4))
     """
-    x = _real("x", x, 2)
+    x = check_array("x", x, ndim=2, nonempty=True)
     d_model = check_positive_even_int("d_model (columns of x)", x.shape[1])
     seq_len = x.shape[0]
     # R_{i-j}: the offset of query i from key j

@@ -27,15 +27,19 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ._angles import angle_addition
 from ._checks import (
+    check_array,
     check_base,
+    check_bool,
     check_choice,
     check_float,
     check_int,
+    check_optional,
     check_positions,
     check_positive_even_int,
 )
-from .sinusoidal import _rotations
+from .sinusoidal import LAYOUTS
 
 __all__ = [
     "LAYOUTS",
@@ -46,10 +50,8 @@ __all__ = [
     "rope_decay_bound",
     "rope_wavelengths",
     "yarn_correction_range",
+    "rope_pair_groups",
 ]
-
-#: The two ways real code pairs up the dimensions of a head.
-LAYOUTS = ("halves", "interleaved")
 
 #: Accepted ``rope_type`` values; the keys each one requires and allows.
 ROPE_TYPES: dict[str, tuple[frozenset, frozenset]] = {
@@ -184,7 +186,8 @@ def yarn_correction_range(
     )
     beta_fast = check_float("beta_fast", beta_fast, greater_than=0.0)
     beta_slow = check_float("beta_slow", beta_slow, greater_than=0.0)
-    return _correction_range(head_dim, base, context, beta_fast, beta_slow, bool(truncate))
+    truncate = check_bool("truncate", truncate)
+    return _correction_range(head_dim, base, context, beta_fast, beta_slow, truncate)
 
 
 def _yarn(inv_freq, head_dim, base, params):
@@ -199,10 +202,8 @@ def _yarn(inv_freq, head_dim, base, params):
             attention_factor = _yarn_mscale(factor)
     beta_fast = _optional_float(params, "beta_fast", 32.0, greater_than=0.0)
     beta_slow = _optional_float(params, "beta_slow", 1.0, greater_than=0.0)
-    truncate = params.get("truncate", True)
-    if not isinstance(truncate, (bool, np.bool_)):
-        raise TypeError(f"scaling['truncate'] must be True or False, got {truncate!r}")
-    low, high = _correction_range(head_dim, base, context, beta_fast, beta_slow, bool(truncate))
+    truncate = check_bool("scaling['truncate']", params.get("truncate", True))
+    low, high = _correction_range(head_dim, base, context, beta_fast, beta_slow, truncate)
     if low == high:
         high += 0.001  # as the reference code: avoid dividing by zero
     # ramp: 0 up to pair `low` (keep the frequency), 1 from pair `high` on (divide it by factor)
@@ -240,16 +241,16 @@ def _longrope(head_dim, base, params, seq_len):
     factors = {}
     for key in ("short_factor", "long_factor"):
         values = params[key]
-        if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+        if not isinstance(values, (str, bytes, Sequence, np.ndarray)):
             raise TypeError(
                 f"scaling[{key!r}] must be a list of numbers, got {type(values).__name__}"
             )
-        arr = np.asarray(values, dtype=np.float64)
+        arr = check_array(f"scaling[{key!r}]", values)
         if arr.shape != (half,):
             raise ValueError(
                 f"scaling[{key!r}] must have head_dim/2 = {half} entries, got shape {arr.shape}"
             )
-        if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        if np.any(arr <= 0):
             raise ValueError(f"scaling[{key!r}] must hold finite numbers > 0")
         factors[key] = arr
     attention_factor = _optional_float(params, "attention_factor", None, greater_than=0.0)
@@ -343,8 +344,7 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None, seq_len=None):
     """
     head_dim = check_positive_even_int("head_dim", head_dim)
     base = check_base("base", base)
-    if seq_len is not None:
-        seq_len = check_int("seq_len", seq_len, minimum=1)
+    seq_len = check_optional(check_int, "seq_len", seq_len, minimum=1)
     inv_freq = _default_inv_freq(head_dim, base)
     if scaling is None:
         return inv_freq, 1.0
@@ -379,6 +379,60 @@ def rope_wavelengths(head_dim, *, base=10000.0, scaling=None, seq_len=None) -> n
     """
     inv_freq, _ = rope_frequencies(head_dim, base=base, scaling=scaling, seq_len=seq_len)
     return 2 * np.pi / inv_freq
+
+
+def rope_pair_groups(head_dim, *, base=10000.0, scaling, seq_len=None) -> tuple[int, int, int]:
+    """How many pairs a context-extension rule keeps, blends and divides.
+
+    Each pair's frequency under ``scaling`` is compared with plain RoPE's:
+    a pair is *kept* when ``ω'_i = ω_i``, *divided* when ``ω'_i = ω_i / factor``
+    (interpolated, as in position interpolation) and *blended* otherwise.
+
+    Parameters
+    ----------
+    head_dim : int
+        Dimensions per head; positive and even (``head_dim / 2`` pairs).
+    base : float, optional
+        RoPE's base; > 1.
+    scaling : dict
+        A ``rope_scaling`` dict as for :func:`rope_frequencies`, of a type with a
+        single ``factor``: ``"linear"``, ``"dynamic"``, ``"yarn"`` or ``"llama3"``.
+    seq_len : int, optional
+        Current sequence length, for ``"dynamic"``.
+
+    Returns
+    -------
+    (kept, blended, divided) : tuple of int
+        Numbers of pairs; they add up to ``head_dim / 2``.
+
+    Notes
+    -----
+    Llama 3's rule keeps pairs with wavelength ``λ_i < L / high_freq_factor``,
+    divides those with ``λ_i > L / low_freq_factor`` and blends the rest
+    (Dubey et al., 2024); YaRN keeps pairs up to its ramp's start and divides
+    those from its end on (Peng et al., 2024, :func:`yarn_correction_range`);
+    position interpolation divides every pair (Chen et al., 2023).
+
+    Examples
+    --------
+    >>> llama31 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+    ...            "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+    >>> rope_pair_groups(128, base=500000.0, scaling=llama31)
+    (29, 6, 29)
+    """
+    rope_type, params = _scaling_dict(scaling)
+    if rope_type not in ("linear", "dynamic", "yarn", "llama3"):
+        raise ValueError(
+            "scaling['rope_type'] must be 'linear', 'dynamic', 'yarn' or 'llama3' (a rule "
+            f"with a single factor), got {rope_type!r}"
+        )
+    factor = _factor(params)
+    plain, _ = rope_frequencies(head_dim, base=base)
+    scaled, _ = rope_frequencies(head_dim, base=base, scaling=scaling, seq_len=seq_len)
+    # kept: ω'_i = ω_i; divided: ω'_i = ω_i / factor (equal up to rounding)
+    kept = np.isclose(scaled, plain, rtol=1e-12, atol=0.0)
+    divided = np.isclose(scaled, plain / factor, rtol=1e-12, atol=0.0) & ~kept
+    return int(kept.sum()), int((~kept & ~divided).sum()), int(divided.sum())
 
 
 def ntk_aware_base(base, factor, head_dim) -> float:
@@ -426,10 +480,8 @@ def rope_decay_bound(distances, head_dim, *, base=10000.0) -> np.ndarray:
     >>> rope_decay_bound([0], 8).tolist()
     [2.5]
     """
+    dist = check_array("distances", distances, ndim=1)
     head_dim = check_positive_even_int("head_dim", head_dim)
-    dist = np.asarray(distances, dtype=np.float64)
-    if dist.ndim != 1 or not np.all(np.isfinite(dist)):
-        raise ValueError("distances must be a 1-D array of finite numbers")
     inv_freq, _ = rope_frequencies(head_dim, base=base)
     terms = np.exp(1j * np.multiply.outer(dist, inv_freq))  # e^{i (m−n) θ_k}
     partial = np.cumsum(terms, axis=1)  # S_1 … S_{d/2}
@@ -459,22 +511,6 @@ def interleaved_to_halves_permutation(head_dim) -> np.ndarray:
     return np.concatenate([np.arange(0, head_dim, 2), np.arange(1, head_dim, 2)])
 
 
-def _check_inv_freq(inv_freq, half: int) -> np.ndarray:
-    if isinstance(inv_freq, (str, bytes)):
-        raise TypeError("inv_freq must be a 1-D array of numbers, got str")
-    arr = np.asarray(inv_freq)
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"inv_freq must hold real numbers, got dtype {arr.dtype}")
-    if arr.shape != (half,):
-        raise ValueError(
-            f"inv_freq must have head_dim/2 = {half} entries (one per pair), got shape {arr.shape}"
-        )
-    arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError("inv_freq must be finite and >= 0")
-    return arr
-
-
 def _phasors(positions: np.ndarray, inv_freq: np.ndarray, scale: float, dtype) -> np.ndarray:
     """``scale · e^{i pos ω}`` for every position and frequency, as ``dtype`` (complex).
 
@@ -488,25 +524,8 @@ def _phasors(positions: np.ndarray, inv_freq: np.ndarray, scale: float, dtype) -
         out = np.empty(theta.shape, dtype=dtype)
         out.real, out.imag = scale * np.cos(theta), scale * np.sin(theta)
         return out
-    block = max(1, math.isqrt(int(positions.max()) + 1))
-    low = _rotations(np.arange(block), inv_freq, conjugate=False).astype(dtype)
-    high = (
-        scale
-        * _rotations(
-            np.arange(int(positions.max()) // block + 1) * block, inv_freq, conjugate=False
-        )
-    ).astype(dtype)
-    if positions[0] == 0 and np.array_equal(positions, np.arange(n)):
-        full, rest = divmod(n, block)
-        out = np.empty((n, len(inv_freq)), dtype=dtype)
-        np.multiply(
-            high[:full, None, :], low[None, :, :], out=out[: full * block].reshape(full, block, -1)
-        )
-        if rest:
-            np.multiply(high[full], low[:rest], out=out[full * block :])
-        return out
-    a, b = np.divmod(positions, block)
-    return np.multiply(high[a], low[b])
+    # scale · e^{i a B ω} · e^{i b ω}
+    return angle_addition(positions, inv_freq, conjugate=False, factor=scale, dtype=dtype)
 
 
 _PHASOR_CACHE: dict = {}
@@ -569,8 +588,8 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
     """
     if not isinstance(x, np.ndarray):
         raise TypeError(f"x must be a numpy array, got {type(x).__name__}")
-    if x.dtype.kind != "f":
-        raise TypeError(f"x must have a float dtype, got {x.dtype}")
+    # NaN or inf in x pass through (documented above): no scan of every activation
+    check_array("x", x, kind="float", finite=False)
     if x.ndim < 2:
         raise ValueError(f"x must have shape (..., seq, head_dim), got shape {x.shape}")
     head_dim = x.shape[-1]
@@ -583,7 +602,11 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
             f"positions must have one entry per row of x (x.shape[-2] = {x.shape[-2]}), "
             f"got {len(pos)}"
         )
-    freq = _check_inv_freq(inv_freq, half)
+    freq = check_array("inv_freq", inv_freq, ndim=1, minimum=0)
+    if freq.shape != (half,):
+        raise ValueError(
+            f"inv_freq must have head_dim/2 = {half} entries (one per pair), got shape {freq.shape}"
+        )
     layout = check_choice("layout", layout, LAYOUTS)
     scale = check_float("attention_factor", attention_factor, greater_than=0.0)
 

@@ -19,10 +19,9 @@ much faster than evaluating the trigonometric functions on every element.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from ._angles import angle_addition
 from ._checks import (
     check_base,
     check_choice,
@@ -33,7 +32,10 @@ from ._checks import (
 
 __all__ = ["sinusoidal", "sinusoidal_frequencies", "sinusoidal_wavelengths", "LAYOUTS"]
 
-#: The two column orders in use: the paper's and the "all sines, then all cosines" one.
+#: The two ways to place pair ``i`` of a vector of width d, shared by every module:
+#: ``"interleaved"``, dimensions 2i and 2i + 1 (the paper's table; RoFormer, GPT-J RoPE);
+#: ``"halves"``, dimensions i and i + d/2 (tensor2tensor, fairseq; GPT-NeoX RoPE).
+#: Each function keeps its own default.
 LAYOUTS = ("interleaved", "halves")
 
 
@@ -83,15 +85,6 @@ def sinusoidal_wavelengths(d_model, *, base=10000.0) -> np.ndarray:
     return 2.0 * np.pi / sinusoidal_frequencies(d_model, base=base)
 
 
-def _rotations(k: np.ndarray, omega: np.ndarray, *, conjugate: bool) -> np.ndarray:
-    """``e^{i k ω}`` (or its conjugate) for every k and ω, as complex128 (len(k), len(omega))."""
-    theta = np.multiply.outer(k.astype(np.float64), omega)  # theta = k * omega
-    out = np.empty(theta.shape, dtype=np.complex128)
-    out.real = np.cos(theta)
-    out.imag = -np.sin(theta) if conjugate else np.sin(theta)
-    return out
-
-
 def _sin_plus_i_cos(positions: np.ndarray, omega: np.ndarray) -> np.ndarray:
     """``sin(pos·ω) + i·cos(pos·ω)`` as complex128 (len(positions), len(omega)).
 
@@ -108,24 +101,8 @@ def _sin_plus_i_cos(positions: np.ndarray, omega: np.ndarray) -> np.ndarray:
         out.real = np.sin(theta)
         out.imag = np.cos(theta)
         return out
-    top = int(positions.max())
-    block = max(1, math.isqrt(top + 1))  # pos = a * block + b, 0 <= b < block
-    low = _rotations(np.arange(block), omega, conjugate=True)  # e^{-i b ω}
-    num_high = top // block + 1
-    # z(a * block * ω) = i e^{-i a block ω}
-    high = 1j * _rotations(np.arange(num_high) * block, omega, conjugate=True)
-    contiguous = positions[0] == 0 and np.array_equal(positions, np.arange(n))
-    if contiguous:
-        full = n // block
-        body = out[: full * block].reshape(full, block, half)
-        np.multiply(high[:full, None, :], low[None, :, :], out=body)
-        rest = n - full * block
-        if rest:
-            np.multiply(high[full], low[:rest], out=out[full * block :])
-    else:
-        a, b = np.divmod(positions, block)
-        np.multiply(high[a], low[b], out=out)
-    return out
+    # z(pos ω) = i e^{-i pos ω}, by angle addition: (i e^{-i a B ω}) · e^{-i b ω}
+    return angle_addition(positions, omega, conjugate=True, factor=1j, dtype=np.complex128)
 
 
 def sinusoidal(

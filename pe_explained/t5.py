@@ -16,20 +16,9 @@ import math
 
 import numpy as np
 
-from ._checks import check_bool, check_int
+from ._checks import check_array, check_bool, check_int
 
 __all__ = ["t5_relative_bucket"]
-
-
-def _as_int_array(name: str, value) -> np.ndarray:
-    if isinstance(value, (str, bytes)):
-        raise TypeError(f"{name} must hold integers, got {type(value).__name__}")
-    arr = np.asarray(value)
-    if arr.dtype == bool or arr.dtype.kind not in "iu":
-        raise TypeError(
-            f"{name} must hold integers (key position − query position), got dtype {arr.dtype}"
-        )
-    return arr.astype(np.int64, copy=False)
 
 
 def t5_relative_bucket(
@@ -77,7 +66,7 @@ def t5_relative_bucket(
     >>> t5_relative_bucket(np.array([3, -3, -16]), bidirectional=False).tolist()
     [0, 3, 16]
     """
-    rel = _as_int_array("relative_position", relative_position)
+    rel = check_array("relative_position", relative_position, kind="integer")
     bidirectional = check_bool("bidirectional", bidirectional)
     num_buckets = check_int("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
     max_distance = check_int("max_distance", max_distance, minimum=1)

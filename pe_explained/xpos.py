@@ -22,7 +22,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_choice, check_float, check_positions, check_positive_even_int
+from ._checks import (
+    check_choice,
+    check_float,
+    check_optional,
+    check_positions,
+    check_positive_even_int,
+)
 from .rope import rope_frequencies
 from .sinusoidal import LAYOUTS
 
@@ -125,10 +131,11 @@ def expected_rotary_score(head_dim, distances, *, base=10000.0, scale_base=None,
     """
     head_dim = check_positive_even_int("head_dim", head_dim)
     delta = check_positions("distances", distances).astype(np.float64)
+    scale_base = check_optional(check_float, "scale_base", scale_base, greater_than=0.0)
+    zeta = xpos_zeta(head_dim, gamma=gamma)  # checks gamma even when scale_base is None
     omega, _ = rope_frequencies(head_dim, base=base)  # RoPE's ladder: base^(-2i/head_dim)
     theta = np.multiply.outer(delta, omega)  # theta = delta * omega_i
     weight = np.ones_like(theta)
     if scale_base is not None:
-        scale_base = check_float("scale_base", scale_base, greater_than=0.0)
-        weight = np.power(xpos_zeta(head_dim, gamma=gamma)[None, :], delta[:, None] / scale_base)
+        weight = np.power(zeta[None, :], delta[:, None] / scale_base)
     return (weight * np.cos(theta)).mean(axis=1)

@@ -1,0 +1,787 @@
+"""The contract every public name of ``pe_explained`` keeps: one table of cases, one loop.
+
+For each callable in ``pe_explained.__all__``, :data:`CALLS` gives a small
+known-good call (keyword arguments) and the *kind* of every argument. The loop
+(:func:`contract_violations`) makes the good call, then replaces one argument at
+a time by values of the wrong kind and expects a ``TypeError`` or ``ValueError``
+whose message names the argument — never a silent result:
+
+==============  ============================================================  ===========
+kind            substituted values                                            expected
+==============  ============================================================  ===========
+int             ``True``, ``"3"``, ``2.5``, ``None``                          TypeError
+int?            ``True``, ``"3"``, ``2.5`` (``None`` is the default)          TypeError
+float           ``True``, ``"1.0"``, ``1j``, ``None``                         TypeError
+                ``nan``, ``inf``                                              ValueError
+float?          as float, without ``None`` (the default)
+bool            ``"no"``, ``"yes"``, ``1``, ``0``, ``None``                   TypeError
+choice          ``"no-such-choice"``                                          ValueError
+                ``1``                                                         TypeError
+dtype           ``numpy.int32``, ``"no"``, ``True``, ``None``                 TypeError
+positions       ``True``, ``"3"``, ``2.5``, ``["a"]``, complex, bool and      TypeError
+                object arrays
+                ``-1``, ``[0, nan]``, ``[0, inf]``                            ValueError
+array           ``True``, ``"abc"``, ``None``, the valid array as strings,    TypeError
+                objects, complex numbers, bools
+                the valid array with a NaN, with an inf                       ValueError
+int array       as array; the valid array as floats, with a NaN               TypeError
+bool array      ``1``, ``"abc"``, ``None``, the valid array as ints, floats,  TypeError
+                strings, objects, complex numbers
+ndarray         a list; the valid array as ints, strings, objects, complex    TypeError
+                numbers, bools. NaN and inf pass through (``apply_rope``
+                documents it: a model's activations are its own business)
+scaling         ``"linear"``, a bool, a string or a complex ``factor``,       TypeError
+                ``truncate="no"``
+                an unknown ``rope_type``, a NaN ``factor``, an inf            ValueError
+                ``beta_fast``
+==============  ============================================================  ===========
+
+Every argument of an array kind (and ``positions``) also gets an *empty* value,
+zero rows of the valid array (``[]`` for positions). What empty means is decided
+per function and written in the case as ``empty``: ``"result"`` (a correctly
+shaped empty answer: an empty sequence is a sequence) or ``"error"`` (a
+``ValueError`` naming the argument: attention over no tokens, or a weight matrix
+without rows, is a mistake). Classes are covered through their constructor and
+their ``__call__``; constants through :data:`CONSTANTS`.
+
+The idea is scipy's ``test_windowfunc_basics`` (``scipy/signal/tests/test_windows.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import pe_explained as pe
+
+NAN, INF = math.nan, math.inf
+
+
+@dataclass(frozen=True)
+class Call:
+    """One way to call a public name: a good set of keyword arguments and the kind of each."""
+
+    func: Callable
+    kwargs: dict
+    kinds: dict[str, str]
+    empty: dict[str, str] = field(default_factory=dict)  # argument -> "result" or "error"
+    label: str = ""
+
+
+def _nan_at_first(valid) -> np.ndarray:
+    bad = np.array(valid, dtype=np.float64)
+    bad.flat[0] = NAN
+    return bad
+
+
+def _inf_at_first(valid) -> np.ndarray:
+    bad = np.array(valid, dtype=np.float64)
+    bad.flat[0] = INF
+    return bad
+
+
+def _as(valid, dtype) -> np.ndarray:
+    return np.asarray(valid).astype(dtype)
+
+
+def _wrong_dtypes(valid, *dtypes) -> list:
+    return [_as(valid, d) for d in dtypes]
+
+
+#: For each kind: (value builder from the valid value, expected exception) pairs.
+SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
+    "int": lambda v: [(b, TypeError) for b in (True, "3", 2.5, None)],
+    "int?": lambda v: [(b, TypeError) for b in (True, "3", 2.5)],
+    "float": lambda v: (
+        [(b, TypeError) for b in (True, "1.0", 1j, None)] + [(NAN, ValueError), (INF, ValueError)]
+    ),
+    "float?": lambda v: (
+        [(b, TypeError) for b in (True, "1.0", 1j)] + [(NAN, ValueError), (INF, ValueError)]
+    ),
+    "bool": lambda v: [(b, TypeError) for b in ("no", "yes", 1, 0, None)],
+    "choice": lambda v: [("no-such-choice", ValueError), (1, TypeError)],
+    "dtype": lambda v: [(b, TypeError) for b in (np.int32, "no", True, None)],
+    "positions": lambda v: (
+        [
+            (b, TypeError)
+            for b in (
+                True,
+                "3",
+                2.5,
+                ["a"],
+                np.array([1 + 0j]),
+                [True],
+                np.array([0], dtype=object),
+            )
+        ]
+        + [(b, ValueError) for b in (-1, [0, NAN], [0, INF])]
+    ),
+    "array": lambda v: (
+        [(b, TypeError) for b in [True, "abc", None, *_wrong_dtypes(v, str, object, complex, bool)]]
+        + [(_nan_at_first(v), ValueError), (_inf_at_first(v), ValueError)]
+    ),
+    "int array": lambda v: [
+        (b, TypeError)
+        for b in [
+            True,
+            "abc",
+            None,
+            *_wrong_dtypes(v, str, object, complex, bool, float),
+            _nan_at_first(v),
+        ]
+    ],
+    "bool array": lambda v: [
+        (b, TypeError)
+        for b in [1, "abc", None, *_wrong_dtypes(v, int, float, str, object, complex)]
+    ],
+    "ndarray": lambda v: [
+        (b, TypeError)
+        for b in [np.asarray(v).tolist(), *_wrong_dtypes(v, int, str, object, complex, bool)]
+    ],
+    "scaling": lambda v: [
+        ("linear", TypeError),
+        ({"rope_type": "linear", "factor": True}, TypeError),
+        ({"rope_type": "linear", "factor": "2"}, TypeError),
+        ({"rope_type": "linear", "factor": 2j}, TypeError),
+        ({**YARN, "truncate": "no"}, TypeError),
+        ({"rope_type": "no-such-type"}, ValueError),
+        ({"rope_type": "linear", "factor": NAN}, ValueError),
+        ({**YARN, "beta_fast": INF}, ValueError),
+    ],
+}
+
+#: Kinds whose arguments need an ``empty`` decision.
+ARRAY_KINDS = {"positions", "array", "int array", "bool array", "ndarray"}
+
+YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+#: The arguments of rope_frequencies, rope_wavelengths and rope_pair_groups.
+ROPE_KWARGS = {"head_dim": 8, "base": 10000.0, "scaling": YARN, "seq_len": 128}
+RNG = np.random.default_rng(0)
+X_5_4, W_4_4 = RNG.normal(size=(5, 4)), RNG.normal(size=(4, 4))
+INT, FLOAT, BASE = "int", "float", {"base": "float"}
+ROPE_KINDS = {"head_dim": INT, **BASE, "scaling": "scaling", "seq_len": "int?"}
+
+
+def _layer_call(cls, **init):
+    """``cls(**init)(x, training=…, offset=…)`` on a fresh layer, so dropout is reproducible."""
+
+    def call(x, training, offset):
+        return cls(**init)(x, training=training, offset=offset)
+
+    call.__name__ = f"{cls.__name__}.__call__"
+    return call
+
+
+def _embedding_call(token_ids):
+    return pe.TokenEmbedding(10, 8, seed=0)(token_ids)
+
+
+_embedding_call.__name__ = "TokenEmbedding.__call__"
+
+LAYER_CALL_KINDS = {"x": "array", "training": "bool", "offset": INT}
+LAYER_X = np.ones((2, 5, 8))
+
+#: The table: every callable of ``pe_explained.__all__``, one or more calls each.
+CALLS: dict[str, tuple[Call, ...]] = {
+    "apply_rope": (
+        Call(
+            pe.apply_rope,
+            {
+                "x": np.ones((2, 3, 8)),
+                "positions": 3,
+                "inv_freq": np.array([1.0, 0.1, 0.01, 0.001]),
+                "layout": "halves",
+                "attention_factor": 1.0,
+            },
+            {
+                "x": "ndarray",
+                "positions": "positions",
+                "inv_freq": "array",
+                "layout": "choice",
+                "attention_factor": FLOAT,
+            },
+            # no rows in a batch: an empty batch; no positions or frequencies: a mismatch
+            empty={"x": "result", "positions": "error", "inv_freq": "error"},
+        ),
+    ),
+    "interleaved_to_halves_permutation": (
+        Call(pe.interleaved_to_halves_permutation, {"head_dim": 8}, {"head_dim": INT}),
+    ),
+    "ntk_aware_base": (
+        Call(
+            pe.ntk_aware_base,
+            {"base": 10000.0, "factor": 4.0, "head_dim": 128},
+            {"base": FLOAT, "factor": FLOAT, "head_dim": INT},
+        ),
+    ),
+    "rope_decay_bound": (
+        Call(
+            pe.rope_decay_bound,
+            {"distances": [0.0, 1.0, 10.0], "head_dim": 8, "base": 10000.0},
+            {"distances": "array", "head_dim": INT, **BASE},
+            empty={"distances": "result"},
+        ),
+    ),
+    "rope_frequencies": (Call(pe.rope_frequencies, {**ROPE_KWARGS, "head_dim": 8}, ROPE_KINDS),),
+    "rope_wavelengths": (Call(pe.rope_wavelengths, {**ROPE_KWARGS, "head_dim": 8}, ROPE_KINDS),),
+    "rope_pair_groups": (Call(pe.rope_pair_groups, {**ROPE_KWARGS, "head_dim": 16}, ROPE_KINDS),),
+    "yarn_correction_range": (
+        Call(
+            pe.yarn_correction_range,
+            {
+                "head_dim": 128,
+                "base": 10000.0,
+                "original_max_position_embeddings": 4096,
+                "beta_fast": 32.0,
+                "beta_slow": 1.0,
+                "truncate": True,
+            },
+            {
+                "head_dim": INT,
+                **BASE,
+                "original_max_position_embeddings": INT,
+                "beta_fast": FLOAT,
+                "beta_slow": FLOAT,
+                "truncate": "bool",
+            },
+        ),
+    ),
+    "alibi_bias": (
+        Call(
+            pe.alibi_bias,
+            {"num_heads": 4, "query_len": 3, "key_len": 5, "causal": True, "dtype": np.float32},
+            {
+                "num_heads": INT,
+                "query_len": INT,
+                "key_len": "int?",
+                "causal": "bool",
+                "dtype": "dtype",
+            },
+        ),
+    ),
+    "alibi_slopes": (Call(pe.alibi_slopes, {"num_heads": 8}, {"num_heads": INT}),),
+    "expected_rotary_score": (
+        Call(
+            pe.expected_rotary_score,
+            {
+                "head_dim": 8,
+                "distances": [0, 5],
+                "base": 10000.0,
+                "scale_base": 512.0,
+                "gamma": 0.4,
+            },
+            {
+                "head_dim": INT,
+                "distances": "positions",
+                **BASE,
+                "scale_base": "float?",
+                "gamma": FLOAT,
+            },
+            empty={"distances": "result"},
+        ),
+    ),
+    "fairseq_positions": (
+        Call(
+            pe.fairseq_positions,
+            {"is_token": np.array([True, True, False]), "padding_idx": 1},
+            {"is_token": "bool array", "padding_idx": INT},
+            empty={"is_token": "result"},
+        ),
+    ),
+    "fairseq_sinusoidal": (
+        Call(
+            pe.fairseq_sinusoidal,
+            {"num_embeddings": 4, "embedding_dim": 8, "padding_idx": 1},
+            {"num_embeddings": INT, "embedding_dim": INT, "padding_idx": "int?"},
+        ),
+    ),
+    "nope_position_signal": (
+        Call(
+            pe.nope_position_signal,
+            {"seq_len": 4, "causal": True},
+            {"seq_len": INT, "causal": "bool"},
+        ),
+    ),
+    "recover_positions": (
+        Call(
+            pe.recover_positions,
+            {"signal": np.array([1.0, 0.5, 0.25])},
+            {"signal": "array"},
+            empty={"signal": "result"},
+        ),
+    ),
+    "t5_relative_bucket": (
+        Call(
+            pe.t5_relative_bucket,
+            {
+                "relative_position": np.array([-3, 0, 5]),
+                "bidirectional": True,
+                "num_buckets": 32,
+                "max_distance": 128,
+            },
+            {
+                "relative_position": "int array",
+                "bidirectional": "bool",
+                "num_buckets": INT,
+                "max_distance": INT,
+            },
+            empty={"relative_position": "result"},
+        ),
+    ),
+    "tensor2tensor_timing_signal": (
+        Call(
+            pe.tensor2tensor_timing_signal,
+            {"length": 4, "channels": 8, "min_timescale": 1.0, "max_timescale": 1.0e4},
+            {"length": INT, "channels": INT, "min_timescale": FLOAT, "max_timescale": FLOAT},
+        ),
+    ),
+    "uniform_attention": (
+        Call(
+            pe.uniform_attention,
+            {"values": np.array([[1.0], [0.0], [2.0]]), "causal": True},
+            {"values": "array", "causal": "bool"},
+            empty={"values": "error"},  # attention over no tokens
+        ),
+    ),
+    "xpos_scale": (
+        Call(
+            pe.xpos_scale,
+            {
+                "head_dim": 8,
+                "positions": 4,
+                "scale_base": 512.0,
+                "gamma": 0.4,
+                "layout": "interleaved",
+            },
+            {
+                "head_dim": INT,
+                "positions": "positions",
+                "scale_base": FLOAT,
+                "gamma": FLOAT,
+                "layout": "choice",
+            },
+            empty={"positions": "result"},
+        ),
+    ),
+    "xpos_zeta": (
+        Call(pe.xpos_zeta, {"head_dim": 8, "gamma": 0.4}, {"head_dim": INT, "gamma": FLOAT}),
+    ),
+    "SinusoidalPositionalEncoding": (
+        Call(
+            pe.SinusoidalPositionalEncoding,
+            {
+                "d_model": 8,
+                "max_len": 16,
+                "base": 10000.0,
+                "dropout": 0.1,
+                "seed": 0,
+                "layout": "interleaved",
+            },
+            {
+                "d_model": INT,
+                "max_len": INT,
+                **BASE,
+                "dropout": FLOAT,
+                "seed": INT,
+                "layout": "choice",
+            },
+            label="constructor",
+        ),
+        Call(
+            _layer_call(pe.SinusoidalPositionalEncoding, d_model=8, max_len=16, dropout=0.1),
+            {"x": LAYER_X, "training": True, "offset": 1},
+            LAYER_CALL_KINDS,
+            empty={"x": "result"},  # a batch of no sequences
+            label="__call__",
+        ),
+    ),
+    "TokenEmbedding": (
+        Call(
+            pe.TokenEmbedding,
+            {"vocab_size": 10, "d_model": 8, "std": 0.5, "scale": True, "seed": 0},
+            {"vocab_size": INT, "d_model": INT, "std": "float?", "scale": "bool", "seed": INT},
+            label="constructor",
+        ),
+        Call(
+            _embedding_call,
+            {"token_ids": np.array([[1, 2, 3]])},
+            {"token_ids": "int array"},
+            empty={"token_ids": "result"},
+            label="__call__",
+        ),
+    ),
+    "LearnedPositionalEmbedding": (
+        Call(
+            pe.LearnedPositionalEmbedding,
+            {
+                "d_model": 8,
+                "max_len": 16,
+                "std": 0.02,
+                "init": "normal",
+                "dropout": 0.1,
+                "seed": 0,
+            },
+            {
+                "d_model": INT,
+                "max_len": INT,
+                "std": FLOAT,
+                "init": "choice",
+                "dropout": FLOAT,
+                "seed": INT,
+            },
+            label="constructor",
+        ),
+        Call(
+            _layer_call(pe.LearnedPositionalEmbedding, d_model=8, max_len=16, dropout=0.1),
+            {"x": LAYER_X, "training": True, "offset": 1},
+            LAYER_CALL_KINDS,
+            empty={"x": "result"},
+            label="__call__",
+        ),
+    ),
+    "learned_parameter_count": (
+        Call(
+            pe.learned_parameter_count,
+            {"max_len": 512, "d_model": 768},
+            {"max_len": INT, "d_model": INT},
+        ),
+    ),
+    "four_term_scores": (
+        Call(
+            pe.four_term_scores,
+            {
+                "e_q": RNG.normal(size=(3, 4)),
+                "e_k": RNG.normal(size=(5, 4)),
+                "r": RNG.normal(size=(3, 5, 4)),
+                "w_q": RNG.normal(size=(4, 2)),
+                "w_k_content": RNG.normal(size=(4, 2)),
+                "w_k_position": RNG.normal(size=(4, 2)),
+                "u": RNG.normal(size=2),
+                "v": RNG.normal(size=2),
+            },
+            dict.fromkeys(
+                ("e_q", "e_k", "r", "w_q", "w_k_content", "w_k_position", "u", "v"), "array"
+            ),
+            # no queries, keys or weights: nothing to score
+            empty=dict.fromkeys(
+                ("e_q", "e_k", "r", "w_q", "w_k_content", "w_k_position", "u", "v"), "error"
+            ),
+        ),
+    ),
+    "relative_distances": (
+        Call(
+            pe.relative_distances,
+            {"query_len": 3, "key_len": 4},
+            {"query_len": INT, "key_len": INT},
+        ),
+    ),
+    "relative_sinusoid": (
+        Call(
+            pe.relative_sinusoid,
+            {
+                "distances": np.array([[-1, 0, 1]]),
+                "d_model": 4,
+                "base": 10000.0,
+                "layout": "halves",
+            },
+            {"distances": "int array", "d_model": INT, **BASE, "layout": "choice"},
+            empty={"distances": "result"},
+        ),
+    ),
+    "shaw_attention": (
+        Call(
+            pe.shaw_attention,
+            {
+                "x": X_5_4,
+                "w_q": W_4_4,
+                "w_k": W_4_4 + 1.0,
+                "w_v": W_4_4 - 1.0,
+                "rel_k": RNG.normal(size=(5, 4)),
+                "rel_v": RNG.normal(size=(5, 4)),
+                "causal": True,
+                "return_weights": True,
+            },
+            {
+                **dict.fromkeys(("x", "w_q", "w_k", "w_v", "rel_k", "rel_v"), "array"),
+                "causal": "bool",
+                "return_weights": "bool",
+            },
+            empty=dict.fromkeys(("x", "w_q", "w_k", "w_v", "rel_k", "rel_v"), "error"),
+        ),
+    ),
+    "shaw_relative_index": (
+        Call(
+            pe.shaw_relative_index,
+            {"query_len": 4, "key_len": 4, "max_distance": 2},
+            {"query_len": INT, "key_len": INT, "max_distance": INT},
+        ),
+    ),
+    "transformer_xl_terms": (
+        Call(
+            pe.transformer_xl_terms,
+            {
+                "x": RNG.normal(size=(4, 8)),
+                "w_q": RNG.normal(size=(8, 4)),
+                "w_k_content": RNG.normal(size=(8, 4)),
+                "w_k_position": RNG.normal(size=(8, 4)),
+                "u": RNG.normal(size=4),
+                "v": RNG.normal(size=4),
+                "base": 10000.0,
+            },
+            {
+                **dict.fromkeys(("x", "w_q", "w_k_content", "w_k_position", "u", "v"), "array"),
+                **BASE,
+            },
+            empty=dict.fromkeys(("x", "w_q", "w_k_content", "w_k_position", "u", "v"), "error"),
+        ),
+    ),
+    "sinusoidal": (
+        Call(
+            pe.sinusoidal,
+            {
+                "positions": 5,
+                "d_model": 8,
+                "base": 10000.0,
+                "layout": "interleaved",
+                "dtype": np.float32,
+            },
+            {
+                "positions": "positions",
+                "d_model": INT,
+                **BASE,
+                "layout": "choice",
+                "dtype": "dtype",
+            },
+            empty={"positions": "result"},  # a table with no rows
+        ),
+    ),
+    "sinusoidal_frequencies": (
+        Call(pe.sinusoidal_frequencies, {"d_model": 8, "base": 10000.0}, {"d_model": INT, **BASE}),
+    ),
+    "sinusoidal_wavelengths": (
+        Call(pe.sinusoidal_wavelengths, {"d_model": 8, "base": 10000.0}, {"d_model": INT, **BASE}),
+    ),
+    "slow_pair_count": (
+        Call(
+            pe.slow_pair_count,
+            {"length": 512.0, "d_model": 64, "base": 10000.0},
+            {"length": FLOAT, "d_model": INT, **BASE},
+        ),
+    ),
+}
+
+
+def _is_str_tuple(value) -> bool:
+    return isinstance(value, tuple) and len(value) > 0 and all(isinstance(v, str) for v in value)
+
+
+#: The constants of ``__all__`` and what each must be.
+CONSTANTS: dict[str, Callable[[object], bool]] = {
+    "LAYOUTS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
+    "ROPE_TYPES": lambda v: (
+        isinstance(v, dict)
+        and _is_str_tuple(tuple(v))
+        and all(
+            isinstance(pair, tuple)
+            and len(pair) == 2
+            and all(
+                isinstance(keys, frozenset) and all(isinstance(k, str) for k in keys)
+                for keys in pair
+            )
+            for pair in v.values()
+        )
+    ),
+}
+
+
+# ---------------------------------------------------------------------------
+# The checking helper
+# ---------------------------------------------------------------------------
+
+
+def _arrays(result):
+    """Every array in a result (an array, a number, or tuples and dicts of them)."""
+    if isinstance(result, dict):
+        for value in result.values():
+            yield from _arrays(value)
+    elif isinstance(result, tuple | list):
+        for value in result:
+            yield from _arrays(value)
+    elif hasattr(result, "__dict__"):  # a layer: its tables are its result
+        yield from (v for v in vars(result).values() if isinstance(v, np.ndarray))
+    else:
+        yield np.asarray(result)
+
+
+def _names(message: str, argument: str) -> bool:
+    """Does the message name the argument (as a whole word)?"""
+    return re.search(rf"(?<![\w]){re.escape(argument)}(?!\w)", message) is not None
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        if value.ndim == 1 and value.size <= 4:
+            return f"array({value.tolist()}, dtype={value.dtype})"
+        return f"array(shape={value.shape}, dtype={value.dtype})"
+    return repr(value)
+
+
+def _empty(kind: str, valid):
+    if kind == "positions":
+        return []
+    valid = np.asarray(valid)
+    return np.empty((0, *valid.shape[1:]), dtype=valid.dtype)
+
+
+def contract_violations(case: Call) -> list[str]:
+    """Every way ``case.func`` breaks the contract; an empty list when it keeps it."""
+    problems = []
+    try:
+        first = case.func(**case.kwargs)
+        second = case.func(**case.kwargs)
+    except Exception as exc:  # the good call must work
+        return [f"the valid call raised {type(exc).__name__}: {exc}"]
+    for a, b in zip(_arrays(first), _arrays(second), strict=True):
+        if a.dtype.kind in "OUS":
+            problems.append(f"the valid call returned an array of dtype {a.dtype}")
+        elif not np.array_equal(a, b, equal_nan=True):
+            problems.append("the valid call is not deterministic")
+        elif a.dtype.kind in "fc" and np.isnan(a).any():
+            problems.append("the valid call returned NaN")
+
+    for argument, kind in case.kinds.items():
+        valid = case.kwargs[argument]
+        trials = list(SUBSTITUTIONS[kind](valid))
+        if kind in ARRAY_KINDS:
+            if argument not in case.empty:
+                problems.append(f"{argument}: the case does not say what an empty value gives")
+            else:
+                outcome = case.empty[argument]
+                trials.append((_empty(kind, valid), ValueError if outcome == "error" else None))
+        for bad, expected in trials:
+            label = f"{argument}={_describe(bad)}"
+            try:
+                result = case.func(**{**case.kwargs, argument: bad})
+            except (TypeError, ValueError) as exc:
+                if expected is None:
+                    problems.append(f"{label}: expected an empty result, got {exc!r}")
+                elif type(exc) is not expected and not issubclass(type(exc), expected):
+                    problems.append(f"{label}: expected {expected.__name__}, got {exc!r}")
+                elif not _names(str(exc), argument):
+                    problems.append(f"{label}: the message does not name {argument!r}: {exc}")
+                continue
+            except Exception as exc:
+                problems.append(f"{label}: raised {type(exc).__name__} (not Type/ValueError)")
+                continue
+            if expected is not None:
+                problems.append(f"{label}: accepted silently, expected {expected.__name__}")
+            elif not any(a.size == 0 for a in _arrays(result)):
+                problems.append(f"{label}: expected an empty result")
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# The tests
+# ---------------------------------------------------------------------------
+
+CASES = [
+    pytest.param(case, id=f"{name}{'-' + case.label if case.label else ''}")
+    for name, calls in CALLS.items()
+    for case in calls
+]
+
+
+def test_the_table_covers_all_exactly():
+    """A new export without a contract entry fails here."""
+    assert not set(CALLS) & set(CONSTANTS)
+    assert sorted({*CALLS, *CONSTANTS}) == sorted(pe.__all__)
+
+
+def test_every_argument_of_every_call_has_a_kind():
+    """No argument is left out: the kinds name every parameter the good call passes."""
+    for name, calls in CALLS.items():
+        for case in calls:
+            assert set(case.kinds) == set(case.kwargs), f"{name}: arguments and kinds differ"
+            assert set(case.empty) <= {a for a, k in case.kinds.items() if k in ARRAY_KINDS}
+
+
+@pytest.mark.parametrize("name", sorted(CONSTANTS))
+def test_constants(name):
+    assert CONSTANTS[name](getattr(pe, name)), f"{name} = {getattr(pe, name)!r}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_contract(case):
+    problems = contract_violations(case)
+    assert not problems, "\n".join(problems)
+
+
+def test_apply_rope_lets_nan_through_to_its_own_row():
+    """The one documented exception: NaN in x reaches the rows that hold it, nothing else."""
+    x = np.ones((1, 3, 8))
+    x[0, 1, 2] = np.nan
+    out = pe.apply_rope(x, 3, np.array([1.0, 0.1, 0.01, 0.001]))
+    assert np.isnan(out[0, 1]).any() and np.isfinite(out[0, [0, 2]]).all()
+
+
+# ---------------------------------------------------------------------------
+# The harness catches a lax function
+# ---------------------------------------------------------------------------
+
+
+def _lax(values, scale=1.0, *, causal=False):
+    """A deliberately lax function: truthy flags, unchecked floats and arrays."""
+    out = np.asarray(values) * scale
+    return np.cumsum(out, axis=0) if causal else out
+
+
+def _strict(values, scale=1.0, *, causal=False):
+    """The same function through the library's checks."""
+    from pe_explained._checks import check_array, check_bool, check_float
+
+    out = check_array("values", values, ndim=1) * check_float("scale", scale)
+    return np.cumsum(out, axis=0) if check_bool("causal", causal) else out
+
+
+LAX_KINDS = {"values": "array", "scale": FLOAT, "causal": "bool"}
+LAX_KWARGS = {"values": np.array([1.0, 2.0]), "scale": 2.0, "causal": True}
+
+
+def test_the_harness_catches_a_lax_function():
+    problems = contract_violations(Call(_lax, LAX_KWARGS, LAX_KINDS, empty={"values": "error"}))
+    silently = {p.split(": accepted silently")[0] for p in problems if "accepted silently" in p}
+    assert {
+        "causal='no'",  # a truthy string taken as True
+        "causal=1",
+        "scale=True",  # a bool taken as a number
+        "scale=nan",
+        "values=array([(1+0j), (2+0j)], dtype=complex128)",
+        "values=array([nan, 2.0], dtype=float64)",
+        "values=array([], dtype=float64)",  # the case says empty is an error
+    } <= silently
+
+
+def test_the_harness_catches_a_message_that_names_nothing():
+    def vague(values):
+        arr = np.asarray(values)
+        if arr.dtype != np.float64 or arr.shape != (2,) or not np.isfinite(arr).all():
+            raise ValueError("bad input")
+        return arr
+
+    case = Call(vague, {"values": np.array([1.0, 2.0])}, {"values": "array"}, {"values": "error"})
+    problems = contract_violations(case)
+    assert "values=array([], dtype=float64): the message does not name 'values': bad input" in (
+        problems
+    )
+    assert "values=None: expected TypeError, got ValueError('bad input')" in problems
+
+
+def test_the_harness_passes_the_same_function_written_with_the_checks():
+    assert (
+        contract_violations(Call(_strict, LAX_KWARGS, LAX_KINDS, empty={"values": "result"})) == []
+    )
