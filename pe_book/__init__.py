@@ -3,17 +3,39 @@
 Every chapter of the book has one module in :mod:`pe_book.chapters`
 that registers what its page shows::
 
-    @figure("sinusoidal_heatmap", alt="…", caption="…")
+    CONTEXT, FACTOR = 4096, 4.0
+    QUOTED = ("CONTEXT", "FACTOR")  # constants the page quotes
+
+    @figure("context_wavelengths", alt=lambda: f"… {CONTEXT:,} …", caption="…")
     def _(theme): ...            # draws what the library computed; returns a Figure
 
-    @table("sinusoidal_d8")
+    @table("attention_factors")
     def _(): return Table(...)   # numbers computed by the library
 
-    @value("longest_wavelength_512")
-    def _(): return f"{...:,.0f}"  # a number quoted in the prose
+    @value("yarn_low")
+    def _(): return str(...)     # a number quoted in the prose
 
-Pages refer to them by name (``{{ figure: NAME }}``, ``{{ table: NAME }}``,
-``{{ value: NAME }}``); an unknown name fails the build.
+Names. Tables and values are named by their chapter (the module name in
+:mod:`pe_book.chapters`), which the registry takes from the registering
+module: the registration above is ``context_extension.yarn_low`` and a page
+writes ``{{ value: context_extension.yarn_low }}`` or
+``{{ table: context_extension.attention_factors }}``. Figures keep one global
+name each (unique across the book), because a figure's name is public: it is
+the file name of its SVG (``assets/figures/<name>-light.svg``) and its anchor
+(``#fig-<name>``) in the built site.
+
+Constants. A chapter lists in ``QUOTED`` the module constants its prose
+quotes; :func:`load_all` registers each one as a value of that chapter, and
+a page shows it with an optional format spec:
+``{{ value: context_extension.CONTEXT:, }}`` gives ``4,096``. Computed values
+are already text and take no format spec.
+
+Laziness. ``alt`` and ``caption`` may be a string or a function of no
+arguments returning one; a function runs when the page is rendered, so that
+importing a chapter computes nothing. Only draw, build and compute functions
+and such callables may call the library.
+
+An unknown name fails the build with a message naming the page and the name.
 """
 
 from __future__ import annotations
@@ -37,13 +59,36 @@ __all__ = [
     "value",
 ]
 
+#: Text given directly, or a function of no arguments computing it at render time.
+Text = str | Callable[[], str]
+
+
+def _resolve(text: Text, what: str) -> str:
+    """The text of an ``alt`` or ``caption``: called now if it is a function."""
+    result = text() if callable(text) else text
+    if not isinstance(result, str):
+        raise TypeError(f"{what} must be a str or return one, got {type(result).__name__}")
+    return result.strip()
+
 
 @dataclass(frozen=True)
 class FigureSpec:
     name: str
     draw: Callable  # draw(theme) -> matplotlib.figure.Figure
-    alt: str
-    caption: str = ""
+    alt_text: Text
+    caption_text: Text = ""
+
+    @property
+    def alt(self) -> str:
+        """The alt text, computed now; it must say what the figure shows."""
+        alt = _resolve(self.alt_text, f"alt of figure {self.name!r}")
+        if len(alt) < 10:
+            raise ValueError(f"figure {self.name!r} needs alt text that says what it shows")
+        return alt
+
+    @property
+    def caption(self) -> str:
+        return _resolve(self.caption_text, f"caption of figure {self.name!r}")
 
 
 @dataclass(frozen=True)
@@ -64,13 +109,34 @@ class Table:
 class TableSpec:
     name: str
     build: Callable[[], Table]
-    caption: str = ""
+    caption_text: Text = ""
+
+    @property
+    def caption(self) -> str:
+        return _resolve(self.caption_text, f"caption of table {self.name!r}")
 
 
 @dataclass(frozen=True)
 class ValueSpec:
+    """A value quoted in prose: computed text (``@value``) or a chapter constant."""
+
     name: str
-    compute: Callable[[], str]
+    compute: Callable[[], object]  # @value: returns str; a constant: returns the constant
+    constant: bool = False
+
+    def text(self, spec: str = "") -> str:
+        """The text a page shows; ``spec`` formats a constant (``","`` gives ``4,096``)."""
+        result = self.compute()
+        if self.constant:
+            return format(result, spec)
+        if not isinstance(result, str):
+            raise TypeError(f"value {self.name!r} must return str, got {type(result).__name__}")
+        if spec:
+            raise ValueError(
+                f"value {self.name!r} is computed text; a format spec ({spec!r}) applies only "
+                "to a chapter constant"
+            )
+        return result
 
 
 FIGURES: dict[str, FigureSpec] = {}
@@ -78,46 +144,79 @@ TABLES: dict[str, TableSpec] = {}
 VALUES: dict[str, ValueSpec] = {}
 
 
-def _check_name(kind: str, name: str, registry: dict) -> None:
+def _chapter(module: str) -> str:
+    """The chapter a module registers for: the last part of its name."""
+    return module.rpartition(".")[2]
+
+
+def _check_name(kind: str, name: str) -> None:
     if not isinstance(name, str) or not name.replace("_", "").isalnum():
         raise ValueError(f"{kind} name must be letters, digits and underscores, got {name!r}")
-    if name in registry:
-        raise ValueError(f"{kind} {name!r} is registered twice")
 
 
-def figure(name: str, *, alt: str, caption: str = ""):
-    """Register a figure. ``alt`` says what the figure shows; it may not be empty."""
-    _check_name("figure", name, FIGURES)
-    if not isinstance(alt, str) or len(alt.strip()) < 10:
+def _add(kind: str, registry: dict, key: str, spec) -> None:
+    if key in registry:
+        raise ValueError(f"{kind} {key!r} is registered twice")
+    registry[key] = spec
+
+
+def figure(name: str, *, alt: Text, caption: Text = ""):
+    """Register a figure under its global ``name``.
+
+    ``alt`` says what the figure shows; it may not be empty. ``alt`` and
+    ``caption`` are strings or functions returning one, called at render time.
+    """
+    _check_name("figure", name)
+    if not callable(alt) and (not isinstance(alt, str) or len(alt.strip()) < 10):
         raise ValueError(f"figure {name!r} needs alt text that says what it shows")
 
     def register(draw):
-        FIGURES[name] = FigureSpec(name, draw, alt.strip(), caption.strip())
+        _add("figure", FIGURES, name, FigureSpec(name, draw, alt, caption))
         return draw
 
     return register
 
 
-def table(name: str, *, caption: str = ""):
-    """Register a table builder returning a :class:`Table`."""
-    _check_name("table", name, TABLES)
+def table(name: str, *, caption: Text = ""):
+    """Register a table builder returning a :class:`Table`, as ``<chapter>.<name>``."""
+    _check_name("table", name)
 
     def register(build):
-        TABLES[name] = TableSpec(name, build, caption.strip())
+        key = f"{_chapter(build.__module__)}.{name}"
+        _add("table", TABLES, key, TableSpec(key, build, caption))
         return build
 
     return register
 
 
 def value(name: str):
-    """Register a number quoted in prose; the function returns its text."""
-    _check_name("value", name, VALUES)
+    """Register a number quoted in prose, as ``<chapter>.<name>``; the function returns
+    its text."""
+    _check_name("value", name)
 
     def register(compute):
-        VALUES[name] = ValueSpec(name, compute)
+        key = f"{_chapter(compute.__module__)}.{name}"
+        _add("value", VALUES, key, ValueSpec(key, compute))
         return compute
 
     return register
+
+
+def _register_constants(module) -> None:
+    """Register the constants a chapter module lists in ``QUOTED`` (once)."""
+    chapter = _chapter(module.__name__)
+    for name in getattr(module, "QUOTED", ()):
+        _check_name("constant", name)
+        if not hasattr(module, name):
+            raise ValueError(f"{module.__name__}.QUOTED lists {name!r}, which it does not define")
+        key = f"{chapter}.{name}"
+        if key in VALUES and VALUES[key].constant:
+            continue  # registered by an earlier load_all
+
+        def compute(module=module, name=name):
+            return getattr(module, name)
+
+        _add("value", VALUES, key, ValueSpec(key, compute, constant=True))
 
 
 def load_all() -> None:
@@ -125,4 +224,4 @@ def load_all() -> None:
     from . import chapters
 
     for info in sorted(pkgutil.iter_modules(chapters.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{chapters.__name__}.{info.name}")
+        _register_constants(importlib.import_module(f"{chapters.__name__}.{info.name}"))

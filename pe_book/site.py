@@ -84,6 +84,8 @@ def _split_keys(argument: str) -> list[str]:
 def expand_shortcodes(markdown: str, page: str, figure_sizes: dict[str, tuple[int, int]]) -> str:
     """Replace every ``{{ kind: argument }}`` outside code fences.
 
+    ``{{ value: chapter.name }}`` shows a value; ``{{ value: chapter.CONSTANT:spec }}``
+    formats a chapter constant with a Python format spec (``:,`` gives ``4,096``).
     ``figure_sizes`` maps figure names to the CSS pixel size of their SVG.
     """
     load_all()
@@ -102,12 +104,15 @@ def expand_shortcodes(markdown: str, page: str, figure_sizes: dict[str, tuple[in
 
             return table_markdown(argument)
         if kind == "value":
-            if argument not in VALUES:
-                raise BookError(f"{where}: unknown value {argument!r}")
-            text = VALUES[argument].compute()
-            if not isinstance(text, str):
-                raise BookError(f"{where}: value must return str, got {type(text).__name__}")
-            return text
+            name, _, spec = argument.partition(":")
+            name = name.strip()
+            if name not in VALUES:
+                hint = "" if "." in name else " (values are named <chapter>.<name>)"
+                raise BookError(f"{where}: unknown value {name!r}{hint}")
+            try:
+                return VALUES[name].text(spec.strip())
+            except (TypeError, ValueError) as exc:
+                raise BookError(f"{where}: {exc}") from exc
         if kind in ("cite", "references"):
             keys = _split_keys(argument)
             unknown = [k for k in keys if k not in REFERENCES]

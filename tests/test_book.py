@@ -49,7 +49,7 @@ def test_table_renders(name):
 
 @pytest.mark.parametrize("name", sorted(VALUES))
 def test_value_is_text(name):
-    text = VALUES[name].compute()
+    text = VALUES[name].text()
     assert isinstance(text, str) and text.strip()
 
 
@@ -58,7 +58,7 @@ def test_every_registered_asset_is_used_by_a_page():
 
     docs = Path(__file__).resolve().parent.parent / "docs"
     text = "\n".join(p.read_text(encoding="utf-8") for p in docs.rglob("*.md"))
-    used = set(re.findall(r"\{\{\s*(figure|table|value)\s*:\s*(\w+)\s*\}\}", text))
+    used = set(re.findall(r"\{\{\s*(figure|table|value)\s*:\s*([\w.]+)\s*(?::[^}]*)?\}\}", text))
     for kind, registry in (("figure", FIGURES), ("table", TABLES), ("value", VALUES)):
         unused = sorted(set(registry) - {n for k, n in used if k == kind})
         assert not unused, f"registered {kind}s no page shows: {unused}"
@@ -158,3 +158,119 @@ def test_math_the_markdown_stage_missed_fails_the_build(html):
 def test_tex_inside_code_is_not_math():
     html = "<pre><code>$$ \\frac{1}{2} $$</code></pre><p>costs <code>$x$</code></p>"
     assert render_math(html, "a.md") == html
+
+
+# Runs in a fresh interpreter, where no chapter has been imported yet: every module of
+# the library is imported first, then a profiler records each call that enters the
+# library's source files while ``code`` runs.
+_LIBRARY_CALLS = """
+import importlib, pkgutil, sys
+from pathlib import Path
+import pe_explained
+for info in pkgutil.walk_packages(pe_explained.__path__, "pe_explained."):
+    importlib.import_module(info.name)
+root = str(Path(pe_explained.__file__).resolve().parent)
+calls = []
+def profile(frame, event, arg):
+    if event == "call" and frame.f_code.co_filename.startswith(root):
+        calls.append(frame.f_code.co_qualname)
+sys.setprofile(profile)
+{code}
+sys.setprofile(None)
+print(sorted(set(calls)))
+"""
+
+
+def _library_calls(code: str) -> list[str]:
+    import ast
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _LIBRARY_CALLS.format(code=code)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return ast.literal_eval(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_library_call_detector_sees_a_call():
+    assert "sinusoidal" in _library_calls("pe_explained.sinusoidal(2, 4)")
+
+
+def test_importing_the_chapters_calls_no_library_function():
+    calls = _library_calls("import pe_book; pe_book.load_all()")
+    assert not calls, f"chapter modules call the library at import time: {calls}"
+
+
+def _page(path: str) -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent.parent / "docs" / path).read_text(encoding="utf-8")
+
+
+def test_chapter_constants_are_shown_with_a_format_spec():
+    from pe_book.chapters import context_extension as ce
+
+    out = expand_shortcodes(
+        "{{ value: context_extension.CONTEXT }}, {{ value: context_extension.CONTEXT:, }}, "
+        "{{ value: context_extension.BASE:g }}\n",
+        "a.md",
+        {},
+    )
+    assert out == f"{ce.CONTEXT}, {ce.CONTEXT:,}, {ce.BASE:g}\n" == "4096, 4,096, 10000\n"
+    with pytest.raises(BookError, match=r"a\.md.*yarn_low.*format spec"):
+        expand_shortcodes("{{ value: context_extension.yarn_low:, }}\n", "a.md", {})
+    with pytest.raises(BookError, match=r"a\.md.*CONTEXT.*<chapter>\.<name>"):
+        expand_shortcodes("{{ value: CONTEXT }}\n", "a.md", {})
+
+
+def test_every_quoted_constant_is_defined_and_registered():
+    import importlib
+
+    from pe_book.chapters import __name__ as package
+
+    quoted = [n for n, spec in VALUES.items() if spec.constant]
+    assert "context_extension.CONTEXT" in quoted
+    for name in quoted:
+        chapter, constant = name.split(".")
+        module = importlib.import_module(f"{package}.{chapter}")
+        assert constant in module.QUOTED and VALUES[name].compute() == getattr(module, constant)
+
+
+def test_context_extension_examples_use_the_running_example():
+    """The page's code blocks type numbers; they must be the chapter's constants."""
+    import ast
+
+    from pe_book.chapters import context_extension as ce
+
+    page = _page("modern/context-extension.md")
+    low, high = (
+        VALUES["context_extension.yarn_low"].text(),
+        VALUES["context_extension.yarn_high"].text(),
+    )
+    for snippet in (
+        f"ntk_aware_base({ce.BASE!r}, {ce.FACTOR!r}, {ce.HEAD_DIM})",
+        f"rope_frequencies({ce.HEAD_DIM})",
+        f'"original_max_position_embeddings": {ce.CONTEXT}}}',
+        f"seq_len={2 * ce.CONTEXT})",
+        f"yarn_correction_range({ce.HEAD_DIM}, original_max_position_embeddings={ce.CONTEXT})\n"
+        f"({low}, {high})",
+        f'yarn = {{"rope_type": "yarn", "factor": {ce.FACTOR!r}, '
+        f'"original_max_position_embeddings": {ce.CONTEXT}}}',
+        f"r = {ce.CONTEXT} / rope_wavelengths({ce.HEAD_DIM})",
+        f"plain / {ce.FACTOR:g} +",
+        f"rope_frequencies({ce.HEAD_DIM}, base={ce.LLAMA31_BASE!r})",
+        f"rope_frequencies({ce.HEAD_DIM}, base={ce.LLAMA31_BASE!r}, scaling=llama31)",
+    ):
+        assert snippet in page, f"context-extension.md: no {snippet!r}"
+    # the Llama 3.1 dict of the example, continuation prompts removed
+    start = page.index(">>> llama31 = ")
+    lines = page[start:].splitlines()
+    source = lines[0][len(">>> llama31 = ") :]
+    for line in lines[1:]:
+        if not line.startswith("... "):
+            break
+        source += line[4:]
+    assert ast.literal_eval(source) == ce.LLAMA31

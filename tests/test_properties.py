@@ -163,3 +163,55 @@ def test_cycles_within():
 def test_bad_arguments_are_rejected_with_a_message(call, error):
     with pytest.raises(error, match=r"\w+ must"):
         call()
+
+
+def test_slow_pair_count_by_hand():
+    from pe_explained.properties import slow_pair_count
+
+    # d_model = 4, base 10000: wavelengths 2π ≈ 6.28 and 200π ≈ 628.3 positions
+    assert slow_pair_count(6, 4) == 2
+    assert slow_pair_count(7, 4) == 1
+    assert slow_pair_count(628, 4) == 1
+    assert slow_pair_count(629, 4) == 0
+
+
+@pytest.mark.parametrize(
+    "length, d_model, base",
+    [(512, 512, 10000.0), (4096, 128, 10000.0), (8192, 128, 500000.0), (100, 16, 10.0)],
+)
+def test_slow_pair_count_matches_a_loop_over_the_wavelengths(length, d_model, base):
+    from pe_explained.properties import slow_pair_count
+
+    # pair i turns once every 2π · base^(2i/d_model) positions
+    loop = sum(2 * np.pi * base ** (2 * i / d_model) > length for i in range(d_model // 2))
+    assert slow_pair_count(length, d_model, base=base) == loop
+    assert slow_pair_count(length, d_model, base=base) == int(
+        (cycles_within(length, d_model, base=base) < 1).sum()
+    )
+
+
+def test_slow_pairs_start_where_yarn_counts_one_rotation():
+    from pe_explained import yarn_correction_range
+    from pe_explained.properties import slow_pair_count
+
+    # beta_slow = 1 puts YaRN's upper bound at the (fractional) pair that turns once
+    _, one_turn = yarn_correction_range(
+        128, original_max_position_embeddings=4096, beta_slow=1.0, truncate=False
+    )
+    assert slow_pair_count(4096, 128) == 64 - (int(np.floor(one_turn)) + 1)
+
+
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda length: length(0, 8), ValueError),
+        (lambda length: length(10, 7), ValueError),
+        (lambda length: length(10, 8, base=1.0), ValueError),
+        (lambda length: length("10", 8), TypeError),
+    ],
+)
+def test_slow_pair_count_rejects_bad_arguments(call, error):
+    from pe_explained.properties import slow_pair_count
+
+    with pytest.raises(error, match=r"\w+ must"):
+        call(slow_pair_count)

@@ -206,3 +206,65 @@ def test_decay_bound_starts_at_its_maximum_and_falls():
         partial += np.exp(1j * 37 * t)
         total += abs(partial)
     assert rope_decay_bound([37.0], 128)[0] == pytest.approx(total / 64, rel=1e-12)
+
+
+def test_pair_groups_by_hand():
+    from pe_explained import rope_pair_groups
+
+    # head_dim 8, base 10000: wavelengths 6.3, 62.8, 628.3, 6283.2 positions
+    llama3 = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 1000,
+    }
+    # kept: wavelength < 1000/4; divided: wavelength > 1000/1; blended: in between
+    assert rope_pair_groups(8, scaling=llama3) == (2, 1, 1)
+    assert rope_pair_groups(8, scaling={"rope_type": "linear", "factor": 4.0}) == (0, 0, 4)
+    assert rope_pair_groups(8, scaling={"rope_type": "linear", "factor": 1.0}) == (4, 0, 0)
+
+
+def test_pair_groups_of_yarn_follow_its_correction_range():
+    from pe_explained import rope_pair_groups, yarn_correction_range
+
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}
+    low, high = yarn_correction_range(128, original_max_position_embeddings=4096)
+    # ramp 0 (kept) for pairs 0 … low, ramp 1 (divided) from pair high on
+    assert rope_pair_groups(128, scaling=yarn) == (low + 1, high - low - 1, 64 - high)
+
+
+def test_pair_groups_of_llama3_follow_its_wavelength_thresholds():
+    from pe_explained import rope_pair_groups, rope_wavelengths
+
+    llama31 = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    }
+    wavelength = rope_wavelengths(128, base=500000.0)
+    kept = int((wavelength < 8192 / 4).sum())
+    divided = int((wavelength > 8192 / 1).sum())
+    assert rope_pair_groups(128, base=500000.0, scaling=llama31) == (
+        kept,
+        64 - kept - divided,
+        divided,
+    )
+
+
+@pytest.mark.parametrize(
+    "scaling, error",
+    [
+        (None, TypeError),
+        ({"rope_type": "default"}, ValueError),
+        ({"rope_type": "linear"}, ValueError),
+        ({"rope_type": "linear", "factor": 0.5}, ValueError),
+    ],
+)
+def test_pair_groups_reject_bad_scaling(scaling, error):
+    from pe_explained import rope_pair_groups
+
+    with pytest.raises(error, match="scaling"):
+        rope_pair_groups(8, scaling=scaling)

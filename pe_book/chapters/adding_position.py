@@ -91,11 +91,13 @@ def _same_word_cosines(scale_by_sqrt_d_model: bool) -> np.ndarray:
 
 @figure(
     "adding_position_same_word",
-    alt=f"Cosine similarity between one word at position 0 and the same word at positions 0 "
-    f"to {SAME_WORD_POSITIONS - 1}, d_model = {D_MODEL}. Without PE it is 1 everywhere. With "
-    "PE and embeddings scaled by the square root of d_model it falls quickly and levels off "
-    f"near {_same_word_cosines(True)[-1]:.1f}. With PE and unscaled embeddings it falls to "
-    f"about {_same_word_cosines(False)[-1]:.1f}: the position dominates.",
+    alt=lambda: (
+        f"Cosine similarity between one word at position 0 and the same word at "
+        f"positions 0 to {SAME_WORD_POSITIONS - 1}, d_model = {D_MODEL}. Without PE it is 1 "
+        "everywhere. With PE and embeddings scaled by the square root of d_model it falls quickly "
+        f"and levels off near {_same_word_cosines(True)[-1]:.1f}. With PE and unscaled embeddings "
+        f"it falls to about {_same_word_cosines(False)[-1]:.1f}: the position dominates."
+    ),
     caption=f"The same word at two positions (d_model = {D_MODEL}, one random embedding "
     "with entries N(0, 1/d_model)). Scaling the embedding by √d_model keeps the word "
     "recognisable; without the scaling the position takes over.",
@@ -116,7 +118,7 @@ def _(theme):
 
 
 @table(
-    "adding_position_norms",
+    "norms",
     caption="Token embeddings with entries N(0, 1/d_model) (1,000 random words) added to the "
     "sinusoidal rows of positions 0–999. The share is the mean of ‖PE‖² / ‖x‖² over the "
     "1,000 sums x.",
@@ -184,7 +186,7 @@ def _match_by_word(out_a, out_b) -> float:
 
 
 @table(
-    "adding_position_scrambled",
+    "scrambled",
     caption=f"“{' '.join(SENTENCE)}” against “{' '.join(SCRAMBLED)}”: one self-attention "
     f"head, d_model = {TOY_D_MODEL}, random weights. Every entry is a largest absolute "
     "difference or a distance.",

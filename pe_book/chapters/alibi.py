@@ -16,7 +16,7 @@ FIGURE_HEADS, FIGURE_LEN = 8, 12
 
 
 @table(
-    "alibi_slopes_by_heads",
+    "slopes_by_heads",
     caption="ALiBi slopes m_h for 8, 12 and 16 heads (exact values, rounded to 6 digits).",
 )
 def _():
@@ -44,19 +44,19 @@ def _row_term_difference() -> float:
     return float(np.abs(softmax(bias) - softmax(keys_only)).max())
 
 
-@value("alibi_row_term_difference")
+@value("row_term_difference")
 def _():
     return f"{_row_term_difference():.1e}"
 
 
-@value("alibi_weight_far_last_query")
+@value("weight_far_last_query")
 def _():
     # attention weight of the first key for the last of 64 queries, steepest head, zero scores
     weights = softmax(alibi_bias(FIGURE_HEADS, 64, dtype=np.float64)[0])
     return f"{weights[-1, 0]:.1e}"
 
 
-@value("alibi_weight_far_last_query_flat")
+@value("weight_far_last_query_flat")
 def _():
     weights = softmax(alibi_bias(FIGURE_HEADS, 64, dtype=np.float64)[-1])
     return f"{weights[-1, 0]:.4f}"
@@ -64,12 +64,14 @@ def _():
 
 @figure(
     "alibi_bias_per_head",
-    alt=f"Left: the causal ALiBi bias of the first of {FIGURE_HEADS} heads for {FIGURE_LEN} "
-    "positions, a lower-triangular matrix that is 0 on the diagonal and grows more negative "
-    "towards the bottom-left, blank above the diagonal. Right: the bias against the distance "
-    f"i − j for each of the {FIGURE_HEADS} heads, {FIGURE_HEADS} straight lines through the "
-    f"origin with slopes from −{alibi_slopes(FIGURE_HEADS)[0]:g} to "
-    f"−{alibi_slopes(FIGURE_HEADS)[-1]:g}.",
+    alt=lambda: (
+        f"Left: the causal ALiBi bias of the first of {FIGURE_HEADS} heads for {FIGURE_LEN} "
+        "positions, a lower-triangular matrix that is 0 on the diagonal and grows more negative "
+        "towards the bottom-left, blank above the diagonal. Right: the bias against the distance "
+        f"i − j for each of the {FIGURE_HEADS} heads, {FIGURE_HEADS} straight lines through the "
+        f"origin with slopes from −{alibi_slopes(FIGURE_HEADS)[0]:g} to "
+        f"−{alibi_slopes(FIGURE_HEADS)[-1]:g}."
+    ),
     caption=f"ALiBi with {FIGURE_HEADS} heads. Left: head 1's bias matrix (keys after the "
     "query are masked, blank). Right: every head's bias is a straight line in the distance; "
     "the slopes halve from head to head.",

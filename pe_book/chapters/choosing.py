@@ -12,7 +12,7 @@ HEAD_DIM = D_MODEL // NUM_HEADS
 
 
 @table(
-    "choosing_costs",
+    "costs",
     caption=f"One decoder configuration: d_model = {D_MODEL}, {NUM_HEADS} heads of "
     f"{HEAD_DIM}, {NUM_LAYERS} layers, sequences of {SEQ_LEN} tokens.",
 )
@@ -44,11 +44,11 @@ def _():
     )
 
 
-@value("choosing_learned_parameters")
+@value("learned_parameters")
 def _():
     return f"{learned_parameter_count(SEQ_LEN, D_MODEL):,}"
 
 
-@value("choosing_t5_parameters")
+@value("t5_parameters")
 def _():
     return f"{T5_BUCKETS * NUM_HEADS:,}"

@@ -7,6 +7,7 @@ import numpy as np
 from pe_explained.rope import (
     ntk_aware_base,
     rope_frequencies,
+    rope_pair_groups,
     rope_wavelengths,
     yarn_correction_range,
 )
@@ -14,16 +15,33 @@ from pe_explained.rope import (
 from .. import Table, figure, table, value
 from ..style import new_figure
 
+#: The running example: head_dim, base, trained context L and stretch factor s.
 HEAD_DIM, BASE, CONTEXT, FACTOR = 128, 10000.0, 4096, 4.0
+PAIRS = HEAD_DIM // 2
 FACTORS = (2.0, 4.0, 8.0, 16.0, 32.0)
+#: Llama 3.1's rope_scaling (its heads are HEAD_DIM wide too) and base.
+LLAMA31_FACTOR, LLAMA31_LOW_FREQ_FACTOR, LLAMA31_HIGH_FREQ_FACTOR = 8.0, 1.0, 4.0
+LLAMA31_CONTEXT, LLAMA31_BASE = 8192, 500000.0
 LLAMA31 = {
     "rope_type": "llama3",
-    "factor": 8.0,
-    "low_freq_factor": 1.0,
-    "high_freq_factor": 4.0,
-    "original_max_position_embeddings": 8192,
+    "factor": LLAMA31_FACTOR,
+    "low_freq_factor": LLAMA31_LOW_FREQ_FACTOR,
+    "high_freq_factor": LLAMA31_HIGH_FREQ_FACTOR,
+    "original_max_position_embeddings": LLAMA31_CONTEXT,
 }
-LLAMA31_BASE = 500000.0
+#: The constants the page quotes, as {{ value: context_extension.NAME:spec }}.
+QUOTED = (
+    "HEAD_DIM",
+    "BASE",
+    "CONTEXT",
+    "FACTOR",
+    "PAIRS",
+    "LLAMA31_FACTOR",
+    "LLAMA31_LOW_FREQ_FACTOR",
+    "LLAMA31_HIGH_FREQ_FACTOR",
+    "LLAMA31_CONTEXT",
+    "LLAMA31_BASE",
+)
 
 
 def _methods() -> list[tuple[str, np.ndarray]]:
@@ -62,8 +80,8 @@ def _methods() -> list[tuple[str, np.ndarray]]:
                 scaling={
                     "rope_type": "llama3",
                     "factor": FACTOR,
-                    "low_freq_factor": 1.0,
-                    "high_freq_factor": 4.0,
+                    "low_freq_factor": LLAMA31_LOW_FREQ_FACTOR,
+                    "high_freq_factor": LLAMA31_HIGH_FREQ_FACTOR,
                     **ctx,
                 },
             ),
@@ -106,7 +124,7 @@ def _(theme):
 
 
 @table(
-    "context_attention_factors",
+    "attention_factors",
     caption="Attention factors as rope_frequencies computes them, for several scale factors "
     "s. Hugging Face multiplies cos and sin by the factor, so the logits grow by its square.",
 )
@@ -145,30 +163,30 @@ def _():
     return Table(["rope_type"] + [f"s = {s:g}" for s in FACTORS], rows)
 
 
-@value("ce_pi_fastest_wavelength")
+@value("pi_fastest_wavelength")
 def _():
     return f"{_methods()[1][1][0]:.1f}"
 
 
-@value("ce_ntk_fastest_stretch")
+@value("ntk_fastest_stretch")
 def _():
     methods = dict(_methods())
     return f"{methods['NTK-aware'][0] / methods['original RoPE'][0]:.2f}"
 
 
-@value("ce_ntk_slowest_stretch")
+@value("ntk_slowest_stretch")
 def _():
     methods = dict(_methods())
     return f"{methods['NTK-aware'][-1] / methods['original RoPE'][-1]:.2f}"
 
 
-@value("ce_dynamic_slowest_stretch")
+@value("dynamic_slowest_stretch")
 def _():
     methods = _methods()
     return f"{methods[3][1][-1] / methods[0][1][-1]:.0f}"
 
 
-@value("ce_dynamic_alpha_at_2l")
+@value("dynamic_alpha_at_2l")
 def _():
     scaling = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": CONTEXT}
     plain, _ = rope_frequencies(HEAD_DIM, base=BASE)
@@ -176,37 +194,35 @@ def _():
     return f"{plain[-1] / stretched[-1]:.2f}"
 
 
-@value("ce_yarn_low")
+@value("yarn_low")
 def _():
     return str(
         yarn_correction_range(HEAD_DIM, base=BASE, original_max_position_embeddings=CONTEXT)[0]
     )
 
 
-@value("ce_yarn_high")
+@value("yarn_high")
 def _():
     return str(
         yarn_correction_range(HEAD_DIM, base=BASE, original_max_position_embeddings=CONTEXT)[1]
     )
 
 
-def _llama31_stretch() -> np.ndarray:
-    plain, _ = rope_frequencies(HEAD_DIM, base=LLAMA31_BASE)
-    scaled, _ = rope_frequencies(HEAD_DIM, base=LLAMA31_BASE, scaling=LLAMA31)
-    return plain / scaled
+def _llama31_groups() -> tuple[int, int, int]:
+    """(kept, blended, divided) pairs of Llama 3.1's rule."""
+    return rope_pair_groups(HEAD_DIM, base=LLAMA31_BASE, scaling=LLAMA31)
 
 
-@value("ce_llama31_kept")
+@value("llama31_kept")
 def _():
-    return str(int(np.isclose(_llama31_stretch(), 1.0, rtol=1e-12, atol=0).sum()))
+    return str(_llama31_groups()[0])
 
 
-@value("ce_llama31_blended")
+@value("llama31_blended")
 def _():
-    stretch = _llama31_stretch()
-    return str(int(((stretch > 1 + 1e-12) & (stretch < LLAMA31["factor"] - 1e-9)).sum()))
+    return str(_llama31_groups()[1])
 
 
-@value("ce_llama31_divided")
+@value("llama31_divided")
 def _():
-    return str(int(np.isclose(_llama31_stretch(), LLAMA31["factor"], rtol=1e-12, atol=0).sum()))
+    return str(_llama31_groups()[2])

@@ -39,7 +39,7 @@ def _measured_frequencies(table_halves: np.ndarray) -> np.ndarray:
 
 
 @table(
-    "conventions_overview",
+    "overview",
     caption=f"Four sinusoidal conventions at d_model = {D_MODEL}; the frequencies are read "
     "back from each table's row 1.",
 )
@@ -86,7 +86,7 @@ def _():
 
 
 @table(
-    "conventions_differences",
+    "differences",
     caption=f"max |difference| between the vectors tokens 0–{NUM_TOKENS - 1} receive, "
     f"d_model = {D_MODEL}.",
 )
@@ -121,7 +121,7 @@ def _scores(q, k, inv_freq, layout, attention_factor=1.0):
 
 
 @table(
-    "conventions_rope_layouts",
+    "rope_layouts",
     caption=f"RoPE conventions, head_dim = {HEAD_DIM}, {SEQ} positions, random queries and "
     "keys: what changes in the attention scores q·k.",
 )

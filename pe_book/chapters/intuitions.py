@@ -9,6 +9,7 @@ from matplotlib import colormaps
 
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from pe_explained.naive import binary_encoding, closest_position, neighbour_distances
+from pe_explained.properties import slow_pair_count
 
 from .. import Table, figure, table, value
 from ..style import new_figure
@@ -17,6 +18,9 @@ CLOCK_D_MODEL, CLOCK_POSITIONS = 8, 7  # four clocks, hands for positions 0 … 
 COUNTER_LEN, COUNTER_BITS, COUNTER_D_MODEL = 64, 4, 16
 GPS_WIDTHS, GPS_RANGE = (2, 4, 8, 16, 32, 64), 50_000
 FORK_D_MODEL, FORK_CONTEXT = 512, 512
+FORK_PAIRS = FORK_D_MODEL // 2
+#: The constants the page quotes, as {{ value: intuitions.NAME }}.
+QUOTED = ("FORK_D_MODEL", "FORK_CONTEXT", "FORK_PAIRS")
 
 
 @figure(
@@ -64,6 +68,12 @@ def _(theme):
     return fig
 
 
+def _speed_ratio(d_model: int) -> float:
+    """How many times faster each pair turns than the next: ω_0 / ω_1 = base^(2/d_model)."""
+    omega = sinusoidal_frequencies(d_model)
+    return float(omega[0] / omega[1])
+
+
 @figure(
     "intuitions_counter",
     alt=f"Two stacked panels over positions 0 to {COUNTER_LEN - 1}. Top: bits 0 to "
@@ -71,10 +81,12 @@ def _(theme):
     "every position, each next bit half as often. Bottom: the sine columns of pairs 0 to "
     f"{COUNTER_BITS - 1} of a d_model = {COUNTER_D_MODEL} sinusoidal encoding as smooth waves, "
     "each slower than the one before.",
-    caption=f"An odometer (binary counter, top) next to the sinusoidal encoding "
-    f"(d_model = {COUNTER_D_MODEL}, bottom). Both have fast columns and slow ones; the counter "
-    "jumps, the sinusoids glide, and their speeds fall by a factor of "
-    f"{10000 ** (2 / COUNTER_D_MODEL):.2f} per pair instead of 2.",
+    caption=lambda: (
+        f"An odometer (binary counter, top) next to the sinusoidal encoding "
+        f"(d_model = {COUNTER_D_MODEL}, bottom). Both have fast columns and slow ones; the counter "
+        "jumps, the sinusoids glide, and their speeds fall by a factor of "
+        f"{_speed_ratio(COUNTER_D_MODEL):.2f} per pair instead of 2."
+    ),
 )
 def _(theme):
     fig = new_figure(7.0, 4.6)
@@ -114,7 +126,7 @@ def _gps_rows():
 
 
 @table(
-    "intuitions_near_returns",
+    "near_returns",
     caption=f"For positions 0–{GPS_RANGE - 1:,}: the distance from position 0 to its "
     "neighbour, and the position (at least 2 away) whose row comes closest to row 0. By "
     "shift invariance the same holds around every position.",
@@ -154,20 +166,17 @@ def _():
 
 @value("speed_ratio_d8")
 def _():
-    omega = sinusoidal_frequencies(8)
-    return f"{omega[0] / omega[1]:g}"
+    return f"{_speed_ratio(8):g}"
 
 
 @value("speed_ratio_d512")
 def _():
-    omega = sinusoidal_frequencies(512)
-    return f"{omega[0] / omega[1]:.4f}"
+    return f"{_speed_ratio(512):.4f}"
 
 
 @value("counter_speed_ratio_d16")
 def _():
-    omega = sinusoidal_frequencies(COUNTER_D_MODEL)
-    return f"{omega[0] / omega[1]:.2f}"
+    return f"{_speed_ratio(COUNTER_D_MODEL):.2f}"
 
 
 @value("clock_d8_return_position")
@@ -187,7 +196,7 @@ def _():
 
 @value("forks_unfinished_512")
 def _():
-    return f"{int(np.sum(sinusoidal_wavelengths(FORK_D_MODEL) > FORK_CONTEXT))}"
+    return str(slow_pair_count(FORK_CONTEXT, FORK_D_MODEL))
 
 
 @value("slowest_fork_value_512")

@@ -28,7 +28,7 @@ def _rms_norm(rows: np.ndarray) -> float:
 
 
 @table(
-    "layer_scales",
+    "scales",
     caption=f"Sizes of the two summands for d_model = {D_MODEL} "
     f"(token vectors drawn with std d_model^−½; {SEQ_LEN} tokens).",
 )
@@ -42,17 +42,17 @@ def _():
     return Table(["vector", "typical norm ‖·‖", "RMS of one entry"], rows, default_format=".2f")
 
 
-@value("layer_pe_norm")
+@value("pe_norm")
 def _():
     return f"{_rms_norm(_rows(D_MODEL, SEQ_LEN)[2]):.0f}"
 
 
-@value("layer_unscaled_norm")
+@value("unscaled_norm")
 def _():
     return f"{_rms_norm(_rows(D_MODEL, SEQ_LEN)[0]):.1f}"
 
 
-@value("layer_scaled_norm")
+@value("scaled_norm")
 def _():
     return f"{_rms_norm(_rows(D_MODEL, SEQ_LEN)[1]):.0f}"
 

@@ -36,7 +36,7 @@ SIM_POSITIONS, SIM_D_MODEL = 64, 128
 
 
 @table(
-    "learned_parameter_counts",
+    "parameter_counts",
     caption="Trainable numbers in the position table of published models; a sinusoidal "
     "table of the same size has none.",
 )
@@ -67,7 +67,7 @@ def _():
 
 
 @table(
-    "learned_vs_sinusoidal_vaswani",
+    "vaswani_table3",
     caption="Reported by Vaswani et al. (2017), Table 3 (English–German development set).",
 )
 def _():
@@ -78,24 +78,24 @@ def _():
     )
 
 
-@value("learned_params_bert_base")
+@value("params_bert_base")
 def _():
     return f"{learned_parameter_count(*MODELS['BERT-base']):,}"
 
 
-@value("learned_params_gpt2_small")
+@value("params_gpt2_small")
 def _():
     return f"{learned_parameter_count(*MODELS['GPT-2 small']):,}"
 
 
-@value("learned_share_gpt2_small")
+@value("share_gpt2_small")
 def _():
     max_len, d_model = MODELS["GPT-2 small"]
     share = learned_parameter_count(max_len, d_model) / (_vocab("GPT-2") * d_model)
     return f"{share:.1%}"
 
 
-@value("learned_params_gpt2_xl")
+@value("params_gpt2_xl")
 def _():
     return f"{learned_parameter_count(*MODELS['GPT-2 XL']):,}"
 
@@ -110,7 +110,7 @@ def _similarities():
     return _cosine(sinusoidal(SIM_POSITIONS, SIM_D_MODEL)), _cosine(learned)
 
 
-@value("learned_init_max_cosine")
+@value("init_max_cosine")
 def _():
     off_diagonal = ~np.eye(SIM_POSITIONS, dtype=bool)
     return f"{np.abs(_similarities()[1][off_diagonal]).max():.2f}"

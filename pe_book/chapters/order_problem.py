@@ -35,7 +35,7 @@ def _per_word_difference(with_pe: bool) -> dict[str, float]:
     }
 
 
-@table("order_problem_outputs")
+@table("outputs")
 def _():
     without, with_pe = _per_word_difference(False), _per_word_difference(True)
     rows = [[w, without[w], with_pe[w]] for w in SENTENCE_A]
@@ -46,7 +46,7 @@ def _():
     )
 
 
-@table("order_problem_bag_of_words")
+@table("bag_of_words")
 def _():
     rows = []
     for with_pe in (False, True):
@@ -102,11 +102,11 @@ def _(theme):
     return fig
 
 
-@value("order_max_difference_without_pe")
+@value("max_difference_without_pe")
 def _():
     return f"{max(_per_word_difference(False).values()):.1e}"
 
 
-@value("order_min_difference_with_pe")
+@value("min_difference_with_pe")
 def _():
     return f"{min(_per_word_difference(True).values()):.2f}"

@@ -53,11 +53,13 @@ def _(theme):
 
 @figure(
     "properties_distance_by_offset",
-    alt="Line plot of the distance between the encodings of two positions against their "
-    f"offset k from 0 to {CURVE_MAX_OFFSET}, scaled by the square root of d_model, for "
-    f"d_model = {', '.join(map(str, CURVE_D_MODELS))}. Every curve rises from zero and then "
-    "wiggles; a marker on each curve shows the first offset after which the distance "
-    f"shrinks: k = {', '.join(str(first_distance_decrease(d)) for d in CURVE_D_MODELS)}.",
+    alt=lambda: (
+        "Line plot of the distance between the encodings of two positions against their "
+        f"offset k from 0 to {CURVE_MAX_OFFSET}, scaled by the square root of d_model, for "
+        f"d_model = {', '.join(map(str, CURVE_D_MODELS))}. Every curve rises from zero and then "
+        "wiggles; a marker on each curve shows the first offset after which the distance "
+        f"shrinks: k = {', '.join(str(first_distance_decrease(d)) for d in CURVE_D_MODELS)}."
+    ),
     caption="Distance against offset, from the closed form "
     "‖PE(p+k) − PE(p)‖² = Σ_i 4 sin²(k ω_i / 2). Markers: the first offset k with "
     "distance(k+1) < distance(k).",
@@ -151,7 +153,7 @@ def _(theme):
 
 
 @table(
-    "properties_difference_vectors",
+    "difference_vectors",
     caption=f"Difference vectors D_k(p) = PE(p+k) − PE(p) for d_model = {DIFF_D_MODEL}.",
 )
 def _():
@@ -180,28 +182,28 @@ def _():
     )
 
 
-@value("properties_turn_d16")
+@value("turn_d16")
 def _():
     return str(first_distance_decrease(16))
 
 
-@value("properties_turn_d512")
+@value("turn_d512")
 def _():
     return str(first_distance_decrease(512))
 
 
-@value("properties_turn_distances_d512")
+@value("turn_distances_d512")
 def _():
     k = first_distance_decrease(512)
     before, after = distance_by_offset([k, k + 1], 512)
     return f"{before:.4f} at k = {k} and {after:.4f} at k = {k + 1}"
 
 
-@value("properties_consecutive_cosine_d16")
+@value("consecutive_cosine_d16")
 def _():
     return f"{difference_cosine(1, 1, DIFF_D_MODEL):.4f}"
 
 
-@value("properties_consecutive_cosine_d512")
+@value("consecutive_cosine_d512")
 def _():
     return f"{difference_cosine(1, 1, 512):.4f}"

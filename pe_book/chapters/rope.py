@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from pe_explained.properties import slow_pair_count
 from pe_explained.rope import apply_rope, rope_decay_bound, rope_frequencies, rope_wavelengths
 
 from .. import figure, value
 from ..style import new_figure
 
 TOEPLITZ_POSITIONS, TOEPLITZ_HEAD_DIM, SEED = 48, 32, 11
-DECAY_HEAD_DIM, DECAY_MAX = 128, 2000
-# (base, trained context): Llama 2 and Llama 3 (before its 3.1 context extension)
-LLAMA2, LLAMA3 = (10000.0, 4096), (500000.0, 8192)
+HEAD_DIM, DECAY_MAX = 128, 2000  # the heads of Llama 2 and Llama 3; the decay figure
+PAIRS = HEAD_DIM // 2
+# base and trained context: Llama 2 and Llama 3 (before its 3.1 context extension)
+LLAMA2_BASE, LLAMA2_CONTEXT = 10000.0, 4096
+LLAMA3_BASE, LLAMA3_CONTEXT = 500000.0, 8192
+#: The constants the page quotes, as {{ value: rope.NAME:spec }}.
+QUOTED = (
+    "HEAD_DIM",
+    "PAIRS",
+    "LLAMA2_BASE",
+    "LLAMA2_CONTEXT",
+    "LLAMA3_BASE",
+    "LLAMA3_CONTEXT",
+)
 
 
 def _score_matrix() -> np.ndarray:
@@ -25,11 +37,6 @@ def _score_matrix() -> np.ndarray:
     rq = apply_rope(np.ascontiguousarray(rows), TOEPLITZ_POSITIONS, inv_freq)
     rk = apply_rope(np.ascontiguousarray(cols), TOEPLITZ_POSITIONS, inv_freq)
     return rq @ rk.T
-
-
-def _slow_pairs(base: float, context: int, head_dim: int = 128) -> int:
-    """Pairs that turn less than once within the trained context."""
-    return int((rope_wavelengths(head_dim, base=base) > context).sum())
 
 
 @figure(
@@ -63,20 +70,20 @@ def _(theme):
 @figure(
     "rope_decay",
     alt=f"Line plot of RoFormer's relative upper bound on the attention score against the "
-    f"relative distance 0 to {DECAY_MAX} (head_dim = {DECAY_HEAD_DIM}), for base 10000 and "
-    "base 500000. Both start at their maximum at distance 0 and fall with distance; the "
-    "curve for base 500000 falls more slowly.",
+    f"relative distance 0 to {DECAY_MAX} (head_dim = {HEAD_DIM}), for base {LLAMA2_BASE:g} and "
+    f"base {LLAMA3_BASE:g}. Both start at their maximum at distance 0 and fall with distance; the "
+    f"curve for base {LLAMA3_BASE:g} falls more slowly.",
     caption="The long-term decay: RoFormer's upper bound (1/(d/2))·Σ_j |S_j| against the "
-    "relative distance m − n, for head_dim = 128. A larger base slows the decay.",
+    f"relative distance m − n, for head_dim = {HEAD_DIM}. A larger base slows the decay.",
 )
 def _(theme):
     distances = np.arange(0, DECAY_MAX + 1, 2, dtype=np.float64)
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
-    for base in (LLAMA2[0], LLAMA3[0]):
+    for base in (LLAMA2_BASE, LLAMA3_BASE):
         ax.plot(
             distances,
-            rope_decay_bound(distances, DECAY_HEAD_DIM, base=base),
+            rope_decay_bound(distances, HEAD_DIM, base=base),
             label=f"base = {base:,.0f}",
             linewidth=1.2,
         )
@@ -88,31 +95,31 @@ def _(theme):
     return fig
 
 
-@value("rope_decay_start")
+@value("decay_start")
 def _():
-    return f"{rope_decay_bound([0.0], DECAY_HEAD_DIM)[0]:.1f}"
+    return f"{rope_decay_bound([0.0], HEAD_DIM)[0]:.1f}"
 
 
-@value("rope_decay_at_1000")
+@value("decay_at_1000")
 def _():
-    return f"{rope_decay_bound([1000.0], DECAY_HEAD_DIM)[0]:.1f}"
+    return f"{rope_decay_bound([1000.0], HEAD_DIM)[0]:.1f}"
 
 
-@value("rope_llama2_slow_pairs")
+@value("llama2_slow_pairs")
 def _():
-    return str(_slow_pairs(*LLAMA2))
+    return str(slow_pair_count(LLAMA2_CONTEXT, HEAD_DIM, base=LLAMA2_BASE))
 
 
-@value("rope_llama3_slow_pairs")
+@value("llama3_slow_pairs")
 def _():
-    return str(_slow_pairs(*LLAMA3))
+    return str(slow_pair_count(LLAMA3_CONTEXT, HEAD_DIM, base=LLAMA3_BASE))
 
 
-@value("rope_longest_wavelength_10000")
+@value("longest_wavelength_10000")
 def _():
-    return f"{rope_wavelengths(128, base=LLAMA2[0])[-1]:,.0f}"
+    return f"{rope_wavelengths(HEAD_DIM, base=LLAMA2_BASE)[-1]:,.0f}"
 
 
-@value("rope_longest_wavelength_500000")
+@value("longest_wavelength_500000")
 def _():
-    return f"{rope_wavelengths(128, base=LLAMA3[0])[-1]:,.0f}"
+    return f"{rope_wavelengths(HEAD_DIM, base=LLAMA3_BASE)[-1]:,.0f}"

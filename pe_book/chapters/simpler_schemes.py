@@ -50,7 +50,7 @@ def _embedding_norm() -> float:
 
 
 @table(
-    "simpler_schemes_summary",
+    "summary",
     caption=f"Positions 0–{MAX_LEN - 1:,} under each scheme. Norms and distances are "
     "Euclidean; a neighbour distance is ‖E[pos + 1] − E[pos]‖.",
 )

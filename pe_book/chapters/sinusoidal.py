@@ -13,7 +13,7 @@ HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
 WAVE_DIMENSIONS = (0, 2, 8, 20)
 
 
-@table("sinusoidal_d8", caption="PE for d_model = 8, positions 0–9 (interleaved layout).")
+@table("table_d8", caption="PE for d_model = 8, positions 0–9 (interleaved layout).")
 def _():
     d_model, num_positions = 8, 10
     pe = sinusoidal(num_positions, d_model)
@@ -23,7 +23,7 @@ def _():
     return Table(columns, [[p, *row] for p, row in enumerate(pe.tolist())])
 
 
-@table("sinusoidal_frequencies_d8")
+@table("frequencies_d8")
 def _():
     d_model = 8
     omega = sinusoidal_frequencies(d_model)

@@ -36,7 +36,7 @@ def _ranges(bidirectional: bool) -> dict[int, str]:
 
 
 @table(
-    "t5_bucket_ranges",
+    "bucket_ranges",
     caption="Which distances share a bucket (T5 defaults: 32 buckets, max_distance 128), "
     "for keys at or before the query.",
 )
@@ -52,17 +52,17 @@ def _():
     )
 
 
-@value("t5_saturation_bidirectional")
+@value("saturation_bidirectional")
 def _():
     return str(_first_distance_of_last_bucket(True))
 
 
-@value("t5_saturation_causal")
+@value("saturation_causal")
 def _():
     return str(_first_distance_of_last_bucket(False))
 
 
-@value("t5_widest_bidirectional_bucket")
+@value("widest_bidirectional_bucket")
 def _():
     buckets = _bucket_of_distance(True)
     sizes = [int(np.sum(buckets == b)) for b in np.unique(buckets)[:-1]]
@@ -71,11 +71,13 @@ def _():
 
 @figure(
     "t5_buckets",
-    alt="Step plot of T5's bucket index against the relative position key minus query, from "
-    f"−{2 * MAX_DISTANCE} to {2 * MAX_DISTANCE}. Bidirectional: buckets 0 to 15 for keys before "
-    "the query and 16 to 31 after it, one bucket per position near zero, then ever wider steps, "
-    f"flat beyond ±{_first_distance_of_last_bucket(True)}. Causal: buckets 0 to 31 for keys "
-    "before the query, all keys after it in bucket 0.",
+    alt=lambda: (
+        "Step plot of T5's bucket index against the relative position key minus query, "
+        f"from −{2 * MAX_DISTANCE} to {2 * MAX_DISTANCE}. Bidirectional: buckets 0 to 15 for "
+        "keys before the query and 16 to 31 after it, one bucket per position near zero, then "
+        f"ever wider steps, flat beyond ±{_first_distance_of_last_bucket(True)}. Causal: "
+        "buckets 0 to 31 for keys before the query, all keys after it in bucket 0."
+    ),
     caption="T5's bucket of every relative position (32 buckets, max_distance 128). Near 0 "
     "every distance has its own bucket; further out the steps widen logarithmically; past the "
     "last step every distance shares one bucket. The dashed lines mark ±max_distance.",

@@ -2,29 +2,35 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pe_explained.layer import transformer_shapes
 
 from .. import Table, figure, table
 from ..style import new_figure
 
 CONFIG = {"batch": 2, "seq_len": 10, "d_model": 512, "num_heads": 8}
-SHAPES = transformer_shapes(**CONFIG)
 SHAW_K = 4
 CONFIG_TEXT = ", ".join(f"{k} = {v}" for k, v in CONFIG.items())
 
 
+@lru_cache(maxsize=1)
+def _shapes() -> dict[str, tuple[int, ...]]:
+    return transformer_shapes(**CONFIG)
+
+
 def _shape(name: str) -> str:
-    return "(" + ", ".join(map(str, SHAPES[name])) + ")"
+    return "(" + ", ".join(map(str, _shapes()[name])) + ")"
 
 
 @table(
-    "where_position_schemes",
+    "schemes",
     caption=f"Where each family of encodings acts, and the shape of what it adds or applies "
     f"({CONFIG_TEXT}; Shaw et al. with k = {SHAW_K}).",
 )
 def _():
     seq_len, d_model = CONFIG["seq_len"], CONFIG["d_model"]
-    head_dim = SHAPES["queries, keys, values"][-1]
+    head_dim = _shapes()["queries, keys, values"][-1]
     rows = [
         ["sinusoidal, learned absolute", "added to the input", "once", _shape("position table")],
         [
