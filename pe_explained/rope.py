@@ -407,9 +407,10 @@ def rope_pair_groups(head_dim, *, base=10000.0, scaling, seq_len=None) -> tuple[
 
     Notes
     -----
-    Llama 3's rule keeps pairs with wavelength ``λ_i < L / high_freq_factor``,
-    divides those with ``λ_i > L / low_freq_factor`` and blends the rest
-    (Dubey et al., 2024); YaRN keeps pairs up to its ramp's start and divides
+    Llama 3.1's rule keeps pairs with wavelength ``λ_i < L / high_freq_factor``,
+    divides those with ``λ_i > L / low_freq_factor`` and blends the rest (the rule
+    of Meta's released reference code, ``apply_scaling`` in ``llama-models``, and
+    Hugging Face's ``"llama3"`` type); YaRN keeps pairs up to its ramp's start and divides
     those from its end on (Peng et al., 2024, :func:`yarn_correction_range`);
     position interpolation divides every pair (Chen et al., 2023).
 
