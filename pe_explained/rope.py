@@ -611,11 +611,25 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
     layout = check_choice("layout", layout, LAYOUTS)
     scale = check_float("attention_factor", attention_factor, greater_than=0.0)
 
-    work = np.float64 if x.dtype == np.float64 else np.float32
-    complex_dtype = np.complex128 if work == np.float64 else np.complex64
-    rot = _cached_phasors(pos, freq, scale, complex_dtype)  # (seq, half)
-    xw = np.ascontiguousarray(x, dtype=work)
+    rot = _cached_phasors(pos, freq, scale, _complex_dtype(x.dtype))  # (seq, half)
+    return _rotate_pairs(x, rot, layout)
 
+
+def _complex_dtype(dtype) -> type:
+    """The complex dtype rotations of ``dtype`` values are computed in (float16 in complex64)."""
+    return np.complex128 if dtype == np.float64 else np.complex64
+
+
+def _rotate_pairs(x: np.ndarray, rot: np.ndarray, layout: str) -> np.ndarray:
+    """Multiply every pair of the last axis of ``x`` by the phasor ``rot`` (…, seq, half).
+
+    ``rot`` broadcasts against ``x``'s pairs and already holds ``attention_factor · e^{iθ}``;
+    the result has ``x``'s shape and dtype. Shared by every rotary variant of the library.
+    """
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    complex_dtype = _complex_dtype(x.dtype)
+    half = x.shape[-1] // 2
+    xw = np.ascontiguousarray(x, dtype=work)
     if layout == "interleaved":  # pairs are adjacent: view each one as a complex number
         out = np.multiply(xw.view(complex_dtype), rot).view(work)
     else:  # halves: build z = x[..., :half] + i·x[..., half:], rotate, write the halves back
