@@ -51,7 +51,7 @@ def test_benchmark_prints_limit_then_cold_and_warm_for_library_and_peer(script, 
     status = _load(script).run(**TINY[script], repeats=2)
     lines = capsys.readouterr().out.splitlines()
     assert status in (0, 1)
-    assert re.match(r"^(PASS|FAIL): .+ ratio \d+\.\d\d \(target <= [\d.]+\)$", lines[-1])
+    assert re.match(r"^(PASS|FAIL): .+ ratio \d+\.\d{3} \(target <= [\d.]+\)$", lines[-1])
     timed = [match.groups() for match in map(LINE.match, lines) if match]
     kinds = [kind for kind, _ in timed]
     assert kinds[0] == "limit" and kinds.count("limit") == 1
