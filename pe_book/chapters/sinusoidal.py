@@ -41,11 +41,13 @@ def _():
 
 @figure(
     "sinusoidal_heatmap",
-    alt="Heatmap of the sinusoidal encoding for 100 positions and 64 dimensions. "
+    alt=f"Heatmap of the sinusoidal encoding for {HEATMAP_POSITIONS} positions and "
+    f"{HEATMAP_D_MODEL} dimensions. "
     "Columns on the left (low dimension index) alternate rapidly between -1 and 1 down "
     "the positions; columns on the right change slowly and stay near 0 (sine) or 1 (cosine).",
-    caption="PE[pos, j] for 100 positions × 64 dimensions. Low dimension indices oscillate "
-    "fastest; high ones barely move over 100 positions.",
+    caption=f"PE[pos, j] for {HEATMAP_POSITIONS} positions × {HEATMAP_D_MODEL} dimensions. "
+    f"Low dimension indices oscillate fastest; high ones barely move over {HEATMAP_POSITIONS} "
+    "positions.",
 )
 def _(theme):
     pe = sinusoidal(HEATMAP_POSITIONS, HEATMAP_D_MODEL)

@@ -15,7 +15,9 @@ SCAN = np.arange(0, 4 * MAX_DISTANCE + 1)  # distances, keys at or before the qu
 
 def _bucket_of_distance(bidirectional: bool) -> np.ndarray:
     """Bucket of a key ``d`` positions before the query, for d in SCAN."""
-    return t5_relative_bucket(-SCAN, bidirectional=bidirectional)
+    return t5_relative_bucket(
+        -SCAN, bidirectional=bidirectional, num_buckets=NUM_BUCKETS, max_distance=MAX_DISTANCE
+    )
 
 
 def _first_distance_of_last_bucket(bidirectional: bool) -> int:
@@ -37,8 +39,8 @@ def _ranges(bidirectional: bool) -> dict[int, str]:
 
 @table(
     "bucket_ranges",
-    caption="Which distances share a bucket (T5 defaults: 32 buckets, max_distance 128), "
-    "for keys at or before the query.",
+    caption=f"Which distances share a bucket (T5 defaults: {NUM_BUCKETS} buckets, "
+    f"max_distance {MAX_DISTANCE}), for keys at or before the query.",
 )
 def _():
     bidirectional, causal = _ranges(True), _ranges(False)
@@ -73,12 +75,15 @@ def _():
     "t5_buckets",
     alt=lambda: (
         "Step plot of T5's bucket index against the relative position key minus query, "
-        f"from −{2 * MAX_DISTANCE} to {2 * MAX_DISTANCE}. Bidirectional: buckets 0 to 15 for "
-        "keys before the query and 16 to 31 after it, one bucket per position near zero, then "
+        f"from −{2 * MAX_DISTANCE} to {2 * MAX_DISTANCE}. Bidirectional: buckets 0 to "
+        f"{NUM_BUCKETS // 2 - 1} for keys before the query and {NUM_BUCKETS // 2} to "
+        f"{NUM_BUCKETS - 1} after it, one bucket per position near zero, then "
         f"ever wider steps, flat beyond ±{_first_distance_of_last_bucket(True)}. Causal: "
-        "buckets 0 to 31 for keys before the query, all keys after it in bucket 0."
+        f"buckets 0 to {NUM_BUCKETS - 1} for keys before the query, all keys after it in "
+        "bucket 0."
     ),
-    caption="T5's bucket of every relative position (32 buckets, max_distance 128). Near 0 "
+    caption=f"T5's bucket of every relative position ({NUM_BUCKETS} buckets, max_distance "
+    f"{MAX_DISTANCE}). Near 0 "
     "every distance has its own bucket; further out the steps widen logarithmically; past the "
     "last step every distance shares one bucket. The dashed lines mark ±max_distance.",
 )
@@ -86,10 +91,11 @@ def _(theme):
     rel = np.arange(-2 * MAX_DISTANCE, 2 * MAX_DISTANCE + 1)
     fig = new_figure(7.0, 3.6)
     ax = fig.add_subplot()
-    ax.step(rel, t5_relative_bucket(rel), where="mid", label="bidirectional (encoder)")
+    sizes = {"num_buckets": NUM_BUCKETS, "max_distance": MAX_DISTANCE}
+    ax.step(rel, t5_relative_bucket(rel, **sizes), where="mid", label="bidirectional (encoder)")
     ax.step(
         rel,
-        t5_relative_bucket(rel, bidirectional=False),
+        t5_relative_bucket(rel, bidirectional=False, **sizes),
         where="mid",
         label="causal (decoder)",
         linestyle="--",
