@@ -279,6 +279,25 @@ REFERENCES: dict[str, Reference] = {
         "JMLR 15(56)",
         "https://jmlr.org/papers/v15/srivastava14a.html",
     ),
+    "kalamkar2019": _r(
+        "Dhiraj Kalamkar, Dheevatsa Mudigere, Naveen Mellempudi, Dipankar Das, Kunal Banerjee, "
+        "Sasikanth Avancha, Dharma Teja Vooturi, Nataraj Jammalamadaka, Jianyu Huang, Hector "
+        "Yuen, Jiyan Yang, Jongsoo Park, Alexander Heinecke, Evangelos Georganas, Sudarshan "
+        "Srinivasan, Abhisek Kundu, Misha Smelyanskiy, Bharat Kaul, Pradeep Dubey",
+        "Kalamkar et al.",
+        2019,
+        "A Study of BFLOAT16 for Deep Learning Training",
+        "arXiv:1905.12322",
+        "https://arxiv.org/abs/1905.12322",
+    ),
+    "ieee2019": _r(
+        "IEEE Computer Society",
+        "IEEE 754",
+        2019,
+        "IEEE Standard for Floating-Point Arithmetic (IEEE Std 754-2019)",
+        "IEEE",
+        "https://doi.org/10.1109/IEEESTD.2019.8766229",
+    ),
     "okabe2008": _r(
         "Masataka Okabe, Kei Ito",
         "Okabe and Ito",

@@ -9,6 +9,13 @@ from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_ti
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .learned import LearnedPositionalEmbedding, learned_parameter_count
 from .nope import nope_position_signal, recover_positions, uniform_attention
+from .precision import (
+    ANGLE_PRECISIONS,
+    first_colliding_position,
+    float32_rope_cos_sin,
+    rope_angle_error,
+    stored_positions,
+)
 from .properties import slow_pair_count
 from .relative import (
     four_term_scores,
@@ -70,6 +77,11 @@ __all__ = [
     "sinusoidal_wavelengths",
     "rope_pair_groups",
     "slow_pair_count",
+    "ANGLE_PRECISIONS",
+    "first_colliding_position",
+    "float32_rope_cos_sin",
+    "rope_angle_error",
+    "stored_positions",
 ]
 
 __version__ = "0.1.0"

@@ -25,6 +25,7 @@ __all__ = [
     "check_integer_positions",
     "check_offsets",
     "check_float_dtype",
+    "check_storage_float_dtype",
     "check_choice",
     "check_bool",
 ]
@@ -245,6 +246,35 @@ def check_float_dtype(name: str, value) -> np.dtype:
     if dtype.kind != "f":
         raise TypeError(f"{name} must be a float dtype such as numpy.float32, got {dtype}")
     return dtype
+
+
+def check_storage_float_dtype(name: str, value) -> np.dtype:
+    """A binary floating-point dtype numbers can be stored in: numpy's float16/32/64, or a
+    float type registered with numpy by another package (``ml_dtypes.bfloat16``).
+
+    numpy knows no bfloat16, and an extension float's dtype has kind ``"V"``; it is
+    accepted when it stores 1.5 and −2.0 exactly and turns 1e300 into inf (a float, not an
+    integer or a raw byte type). Anything else is a TypeError.
+    """
+    if value is None or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a float dtype such as numpy.float16, got {value!r}")
+    try:
+        dtype = np.dtype(value)
+    except TypeError as exc:
+        raise TypeError(
+            f"{name} must be a float dtype such as numpy.float16, got {value!r}"
+        ) from exc
+    if dtype.kind == "f":
+        return dtype
+    if dtype.kind == "V" and dtype.itemsize in (1, 2, 4):
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                back = np.array([1.5, -2.0, 1e300]).astype(dtype).astype(np.float64)
+        except (TypeError, ValueError):
+            back = None
+        if back is not None and back[0] == 1.5 and back[1] == -2.0 and np.isinf(back[2]):
+            return dtype
+    raise TypeError(f"{name} must be a float dtype such as numpy.float16, got {dtype}")
 
 
 def check_choice(name: str, value, choices: Iterable[str]) -> str:

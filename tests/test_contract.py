@@ -573,6 +573,45 @@ CALLS: dict[str, tuple[Call, ...]] = {
             {"length": FLOAT, "d_model": INT, **BASE},
         ),
     ),
+    "stored_positions": (
+        Call(
+            pe.stored_positions,
+            {"positions": [0, 255, 4096], "dtype": np.float16},
+            {"positions": "positions", "dtype": "dtype"},
+            empty={"positions": "result"},
+        ),
+    ),
+    "first_colliding_position": (
+        Call(pe.first_colliding_position, {"dtype": np.float16}, {"dtype": "dtype"}),
+    ),
+    "float32_rope_cos_sin": (
+        Call(
+            pe.float32_rope_cos_sin,
+            {"positions": [0, 7, 1000], "head_dim": 8, "base": 10000.0},
+            {"positions": "positions", "head_dim": INT, **BASE},
+            empty={"positions": "result"},
+        ),
+    ),
+    "rope_angle_error": (
+        Call(
+            pe.rope_angle_error,
+            {
+                "positions": [0, 7, 1000],
+                "head_dim": 8,
+                "base": 10000.0,
+                "angles": "float32",
+                "output_dtype": np.float32,
+            },
+            {
+                "positions": "positions",
+                "head_dim": INT,
+                **BASE,
+                "angles": "choice",
+                "output_dtype": "dtype",
+            },
+            empty={"positions": "result"},
+        ),
+    ),
 }
 
 
@@ -583,6 +622,7 @@ def _is_str_tuple(value) -> bool:
 #: The constants of ``__all__`` and what each must be.
 CONSTANTS: dict[str, Callable[[object], bool]] = {
     "LAYOUTS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
+    "ANGLE_PRECISIONS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
     "ROPE_TYPES": lambda v: (
         isinstance(v, dict)
         and _is_str_tuple(tuple(v))
