@@ -36,6 +36,8 @@ BOOK_ONLY = [
     "pe_book",
     "scipy",
     "torch",
+    "transformers",
+    "ml_dtypes",
 ]
 
 
