@@ -27,6 +27,23 @@ def rotations(k: np.ndarray, omega: np.ndarray, *, conjugate: bool) -> np.ndarra
     return out
 
 
+def use_angle_addition(positions: np.ndarray, *, min_rows: int = 0) -> bool:
+    """Whether to compute the phasors of ``positions`` by angle addition.
+
+    Its two tables hold about ``B + max/B ≈ 2√max`` rows. They are built only when
+    that is at most the number of positions plus a small constant (64), so that a few
+    rows at a huge position (10**12, 2**62) cost their rows, never the largest
+    position; those are computed directly, a cos and a sin per entry. Non-integer
+    positions, and fewer than ``min_rows`` positions, are always computed directly.
+    """
+    n = len(positions)
+    if positions.dtype.kind not in "iu" or n == 0 or n < min_rows:
+        return False
+    top = int(positions.max())
+    block = max(1, math.isqrt(top + 1))
+    return block + top // block + 1 <= n + 64
+
+
 def angle_addition(
     positions: np.ndarray, omega: np.ndarray, *, conjugate: bool, factor, dtype
 ) -> np.ndarray:

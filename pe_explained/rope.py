@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ._angles import angle_addition
+from ._angles import angle_addition, use_angle_addition
 from ._checks import (
     check_array,
     check_base,
@@ -519,8 +519,7 @@ def _phasors(positions: np.ndarray, inv_freq: np.ndarray, scale: float, dtype) -
     ``e^{i pos ω} = e^{i a B ω} · e^{i b ω}`` from two small tables, which replaces
     a cos and a sin per entry by one complex multiply (exact to float64 rounding).
     """
-    n = len(positions)
-    if positions.dtype.kind == "f" or n < 64:
+    if not use_angle_addition(positions, min_rows=64):  # few rows, or real positions
         theta = np.multiply.outer(positions.astype(np.float64), inv_freq)
         out = np.empty(theta.shape, dtype=dtype)
         out.real, out.imag = scale * np.cos(theta), scale * np.sin(theta)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._angles import angle_addition
+from ._angles import angle_addition, use_angle_addition
 from ._checks import (
     check_base,
     check_choice,
@@ -96,8 +96,8 @@ def _sin_plus_i_cos(positions: np.ndarray, omega: np.ndarray) -> np.ndarray:
     out = np.empty((n, half), dtype=np.complex128)
     if n == 0:
         return out
-    if positions.dtype.kind == "f":  # arbitrary real positions: evaluate directly
-        theta = np.multiply.outer(positions, omega)
+    if not use_angle_addition(positions):  # few rows, or real positions: evaluate directly
+        theta = np.multiply.outer(positions.astype(np.float64), omega)
         out.real = np.sin(theta)
         out.imag = np.cos(theta)
         return out
