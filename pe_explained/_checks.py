@@ -160,6 +160,9 @@ def check_array(
         arr = np.asarray(value)
     except (ValueError, TypeError) as exc:  # ragged nested lists
         raise ValueError(f"{name} must be a rectangular array: {exc}") from exc
+    if arr.size == 0 and not isinstance(value, np.ndarray) and arr.dtype == np.float64:
+        # [] is float64 to numpy; an empty list holds no value of a wrong kind
+        arr = arr.astype({"integer": np.int64, "bool": bool}.get(kind, np.float64))
     if arr.dtype.kind not in dtype_kinds:
         raise TypeError(wrong_kind.format(name=name, got=f"dtype {arr.dtype}"))
     if ndim is not None:
@@ -176,6 +179,8 @@ def check_array(
     if cast and kind == "real":
         return arr.astype(np.float64, copy=False)
     if cast and kind == "integer":
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} must fit in int64 (below 2**63), got {arr.max()}")
         return arr.astype(np.int64, copy=False)
     return arr
 

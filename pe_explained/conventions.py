@@ -79,6 +79,13 @@ def tensor2tensor_timing_signal(length, channels, *, min_timescale=1.0, max_time
             f"max_timescale must be >= min_timescale ({min_timescale:g}), got {max_timescale:g}"
         )
     num_timescales = channels // 2
+    with np.errstate(over="ignore"):
+        ratio = max_timescale / min_timescale
+    if not math.isfinite(ratio) or not math.isfinite(1.0 / min_timescale):
+        raise ValueError(
+            f"max_timescale / min_timescale must be a finite float64, got {max_timescale:g} / "
+            f"{min_timescale:g} (min_timescale must be >= {1 / np.finfo(np.float64).max:g})"
+        )
     # log increment = log(max/min) / (num_timescales - 1); tensor2tensor guards 1 timescale
     increment = math.log(max_timescale / min_timescale) / max(num_timescales - 1, 1)
     inv_timescales = min_timescale * np.exp(-increment * np.arange(num_timescales))

@@ -84,5 +84,9 @@ def recover_positions(signal) -> np.ndarray:
     signal = check_array("signal", signal, ndim=1)
     if not np.all((signal > 0) & (signal <= 1)):
         raise ValueError("signal must be in (0, 1] (the output of nope_position_signal)")
+    if signal.size and signal.min() < 2.0**-62:
+        raise ValueError(
+            f"signal must be >= 2**-62 (positions up to 2**62 fit in int64), got {signal.min():g}"
+        )
     # i = 1 / signal - 1
     return np.rint(1.0 / signal - 1.0).astype(np.int64)

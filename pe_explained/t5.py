@@ -77,6 +77,9 @@ def t5_relative_bucket(
             f"max_distance must be > {max_exact} (the exact buckets), got {max_distance}"
         )
 
+    # every distance from max_distance on shares the last bucket: clipping far beyond it
+    # changes no bucket and keeps |−2**63| from overflowing int64
+    rel = np.clip(rel, -(2**62), 2**62)
     if bidirectional:
         offset = np.where(rel > 0, per_direction, 0)
         n = np.abs(rel)
