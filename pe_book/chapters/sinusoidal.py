@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from pe_explained.conventions import tensor2tensor_timing_signal
 
 from .. import Table, figure, table, value
 from ..style import new_figure
@@ -99,21 +100,21 @@ def _(theme):
 
 @figure(
     "sinusoidal_wavelength_ladder",
-    alt="Log-scale plot of the wavelength of each sin/cos pair against pair index i for "
-    f"d_model = 64 and 512: a straight rising line from 2π (about {2 * np.pi:.1f} positions) "
-    "at i = 0 "
-    "to just under 2π·10000 at the last pair.",
+    alt="Log-scale plot of the wavelength of each sin/cos pair against the relative pair "
+    "index 2i/d_model for d_model = 64 and 512: both lie on one straight rising line, from 2π "
+    f"(about {2 * np.pi:.1f} positions) at 0 to just under 2π·10000 at the last pair.",
     caption="The wavelength of every pair, on a log scale: a geometric ladder from 2π at "
-    "pair 0 (fastest) to just under 2π·base at the last pair (slowest).",
+    "pair 0 (fastest) to just under 2π·base at the last pair (slowest). Against the relative "
+    "index 2i/d_model every width lies on the same line.",
 )
 def _(theme):
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
-    for d_model in (64, 512):
+    for d_model in (512, 64):  # the 64 markers on top of the 512 line: they coincide
         lam = sinusoidal_wavelengths(d_model)
         i = np.arange(len(lam))
         ax.plot(
-            i / (len(lam) - 1),
+            2 * i / d_model,  # the relative pair index the axis names
             lam,
             marker="o" if d_model == 64 else None,
             markersize=3,
@@ -129,7 +130,7 @@ def _(theme):
         ha="right",
     )
     ax.set_yscale("log")
-    ax.set_xlabel("relative pair index  2i / d_model   (0 = fastest pair → 1 = slowest pair)")
+    ax.set_xlabel("relative pair index 2i / d_model  (0 = fastest pair; slowest at 1 − 2/d_model)")
     ax.set_ylabel("wavelength 2π/ω_i  (positions)")
     ax.set_ylim(top=2 * np.pi * 10000 * 3)
     ax.grid(True, which="major")
@@ -160,3 +161,14 @@ def _():
 @value("two_pi_base")
 def _():
     return f"{2 * np.pi * 10000:,.0f}"
+
+
+@value("t2t_pair1_d8")
+def _():
+    # halves layout: column 1 is the sine of pair 1
+    return f"{tensor2tensor_timing_signal(2, 8)[1, 1]:.4f}"
+
+
+@value("paper_pair1_d8")
+def _():
+    return f"{sinusoidal(2, 8)[1, 2]:.4f}"  # interleaved: column 2 is the sine of pair 1
