@@ -196,5 +196,6 @@ plt.show()
 # - T5 shares one learned bias among all offsets in a bucket, exact up close and
 #   logarithmic far away, flat beyond `max_distance`.
 # - Context-extension methods differ in *which* frequencies they lower: all of them
-#   (interpolation), smoothly more for slow pairs (NTK-aware), or only the slow ones
-#   (YaRN, Llama 3).
+#   (interpolation), smoothly more for slow pairs (NTK-aware), or none of the fastest,
+#   all of the slowest and a blended band in between that reaches pairs faster than
+#   the context (YaRN, Llama 3; chapter 15 counts them).

@@ -96,8 +96,9 @@ def _methods() -> list[tuple[str, np.ndarray]]:
     f"{FACTOR:g}) for original RoPE and five extension methods, with a horizontal line at the "
     f"original context length. Position interpolation lies a factor {FACTOR:g} above the "
     "original line everywhere; NTK-aware starts on it at pair 0 and ends a factor "
-    f"{FACTOR:g} above; YaRN and the Llama 3 rule follow the original line for the fast pairs "
-    f"and join position interpolation for pairs slower than the context; Hugging Face's "
+    f"{FACTOR:g} above; YaRN and the Llama 3 rule follow the original line for the fast pairs, "
+    "leave it over a band of pairs whose wavelengths are still shorter than the context, and "
+    "join position interpolation for the slowest pairs; Hugging Face's "
     "dynamic NTK at four times the context ends far above all others.",
     caption=f"How each method remaps the wavelengths (head_dim = {HEAD_DIM}, base = "
     f"{BASE:,.0f}, trained on {CONTEXT:,} positions, factor {FACTOR:g}). Pair 0 is the fastest "
@@ -226,3 +227,48 @@ def _():
 @value("llama31_divided")
 def _():
     return str(_llama31_groups()[2])
+
+
+#: The running example's YaRN and Llama 3 rules (as in the figure).
+RUNNING_RULES = {
+    "yarn": {"rope_type": "yarn", "factor": FACTOR, "original_max_position_embeddings": CONTEXT},
+    "llama3": {
+        "rope_type": "llama3",
+        "factor": FACTOR,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": CONTEXT,
+    },
+}
+
+
+def _band(rule: str) -> dict:
+    """The pairs a rule of the running example keeps, blends and divides, and the blend band's
+    wavelengths and stretches (new ÷ original wavelength)."""
+    scaling = RUNNING_RULES[rule]
+    kept, blended, divided = rope_pair_groups(HEAD_DIM, base=BASE, scaling=scaling)
+    original = rope_wavelengths(HEAD_DIM, base=BASE)
+    stretch = rope_wavelengths(HEAD_DIM, base=BASE, scaling=scaling) / original
+    band = slice(kept, kept + blended)  # kept pairs first, divided last: the rules are monotone
+    return {
+        "kept": kept,
+        "divided": divided,
+        "first": kept,
+        "last": kept + blended - 1,
+        "wavelengths": (original[band].min(), original[band].max()),
+        "stretch": (stretch[band].min(), stretch[band].max()),
+    }
+
+
+def _band_value(rule: str, what: str) -> str:
+    band = _band(rule)
+    if what in ("wavelengths", "stretch"):
+        low, high = band[what]
+        spec = ",.0f" if what == "wavelengths" else ".2f"
+        return f"{low:{spec}}–{high:{spec}}"
+    return str(band[what])
+
+
+for _rule in RUNNING_RULES:
+    for _what in ("kept", "first", "last", "divided", "wavelengths", "stretch"):
+        value(f"{_rule}_band_{_what}")(lambda rule=_rule, what=_what: _band_value(rule, what))
