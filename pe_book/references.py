@@ -230,6 +230,15 @@ REFERENCES: dict[str, Reference] = {
         "arXiv:2407.21783",
         "https://arxiv.org/abs/2407.21783",
     ),
+    "meta2024llamamodels": _r(
+        "Meta Llama",
+        "Meta's reference code",
+        2024,
+        "llama-models: apply_scaling in models/llama3/reference_impl/model.py (commit 1bb5486)",
+        "GitHub",
+        "https://github.com/meta-llama/llama-models/blob/1bb54864e10c8d007edf2e651f35ec75b3c1cd78"
+        "/models/llama3/reference_impl/model.py",
+    ),
     "bigscience2022": _r(
         "BigScience Workshop: Teven Le Scao, Angela Fan, Christopher Akiki, et al.",
         "BigScience Workshop",
