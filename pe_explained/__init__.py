@@ -38,7 +38,13 @@ from .rope import (
 )
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from .t5 import t5_relative_bucket
-from .xpos import expected_rotary_score, xpos_scale, xpos_zeta
+from .xpos import (
+    expected_rotary_score,
+    xpos_centred_positions,
+    xpos_safe_position,
+    xpos_scale,
+    xpos_zeta,
+)
 
 __all__ = [
     "ROPE_TYPES",
@@ -82,6 +88,8 @@ __all__ = [
     "float32_rope_cos_sin",
     "rope_angle_error",
     "stored_positions",
+    "xpos_centred_positions",
+    "xpos_safe_position",
 ]
 
 __version__ = "0.1.0"

@@ -193,8 +193,9 @@ def check_same_shape(a_name: str, a: np.ndarray, b_name: str, b: np.ndarray) -> 
         )
 
 
-def check_positions(name: str, value) -> np.ndarray:
-    """``positions``: an int n (meaning 0 … n−1) or a 1-D array of finite numbers ≥ 0.
+def check_positions(name: str, value, *, signed: bool = False) -> np.ndarray:
+    """``positions``: an int n (meaning 0 … n−1) or a 1-D array of finite numbers ≥ 0
+    (of any sign with ``signed=True``, for positions centred on a sequence's middle).
 
     Returns a 1-D array: int64 when every position is an integer, float64 otherwise.
     """
@@ -209,10 +210,10 @@ def check_positions(name: str, value) -> np.ndarray:
         raise TypeError(
             f"{name} must be an int or a 1-D array of numbers, got {type(value).__name__}"
         )
-    arr = check_array(name, value, ndim=1, minimum=0, cast=False)
+    arr = check_array(name, value, ndim=1, minimum=None if signed else 0, cast=False)
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64, copy=False)
-    if arr.size and np.all(arr == np.round(arr)) and arr.max() < 2**53:
+    if arr.size and np.all(arr == np.round(arr)) and np.abs(arr).max() < 2**53:
         return arr.astype(np.int64)
     return arr.astype(np.float64, copy=False)
 

@@ -13,18 +13,25 @@ score oscillate at long distances; damping them smooths the curve.
 
 The reference code (torchscale) applies the scale in RoPE's *interleaved*
 layout — pair ``i`` occupies dimensions ``2i`` and ``2i + 1`` — and centres the
-positions on the middle of the sequence to keep the factors near 1; centring
-multiplies every query by one constant and every key by its inverse, so the
-scores are unchanged.
+positions of the scale on the middle of the sequence
+(:func:`xpos_centred_positions`); the rotation keeps positions ``0 … n−1``.
+Centring multiplies every query by one constant and every key by its inverse, so
+the scores are unchanged; it halves the largest exponent, which is not the same as
+keeping the factors near 1: for pair 0 of a centred sequence of 2,048 they run from
+``ζ_0^2 ≈ 0.082`` to ``ζ_0^−2 ≈ 12.25``, and :func:`xpos_safe_position` says where
+they leave a float format's normal range.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ._checks import (
     check_choice,
     check_float,
+    check_int,
     check_optional,
     check_positions,
     check_positive_even_int,
@@ -32,7 +39,13 @@ from ._checks import (
 from .rope import rope_frequencies
 from .sinusoidal import LAYOUTS
 
-__all__ = ["xpos_zeta", "xpos_scale", "expected_rotary_score"]
+__all__ = [
+    "xpos_zeta",
+    "xpos_scale",
+    "xpos_centred_positions",
+    "xpos_safe_position",
+    "expected_rotary_score",
+]
 
 
 def xpos_zeta(head_dim, *, gamma=0.4) -> np.ndarray:
@@ -60,7 +73,9 @@ def xpos_scale(head_dim, positions, *, scale_base=512, gamma=0.4, layout="interl
     head_dim : int
         Width of one head's queries and keys; positive and even.
     positions : int or array_like, shape (n,)
-        Positions ``0 … n−1`` for an int, or a 1-D array of positions >= 0.
+        Positions ``0 … n−1`` for an int, or a 1-D array of finite positions of any
+        sign (torchscale's are centred: :func:`xpos_centred_positions`). Positions
+        whose factors, or their inverses, would leave float64's range are refused.
     scale_base : float, optional
         The distance over which the factor of pair ``i`` falls by ``ζ_i`` (512).
     gamma : float, optional
@@ -84,14 +99,102 @@ def xpos_scale(head_dim, positions, *, scale_base=512, gamma=0.4, layout="interl
     [[1.0, 1.0, 1.0, 1.0], [0.2857, 0.2857, 0.6429, 0.6429]]
     """
     zeta = xpos_zeta(head_dim, gamma=gamma)
-    pos = check_positions("positions", positions)
+    pos = check_positions("positions", positions, signed=True)
     scale_base = check_float("scale_base", scale_base, greater_than=0.0)
     layout = check_choice("layout", layout, LAYOUTS)
+    limit = xpos_safe_position(
+        head_dim,
+        smallest=float(np.finfo(np.float64).tiny),
+        largest=float(np.finfo(np.float64).max),
+        scale_base=scale_base,
+        gamma=gamma,
+    )
+    if pos.size and np.abs(pos).max() > limit:
+        raise ValueError(
+            f"positions must lie within ±{limit:,.0f} for head_dim {head_dim}, scale_base "
+            f"{scale_base:g}: beyond it pair 0's factor or its inverse leaves float64's normal "
+            f"range (got {np.abs(pos).max():g}; centre them with xpos_centred_positions)"
+        )
     # scale[p, i] = zeta_i ^ (pos_p / scale_base)
     per_pair = np.power(zeta[None, :], pos.astype(np.float64)[:, None] / scale_base)
     if layout == "interleaved":
         return np.repeat(per_pair, 2, axis=1)
     return np.concatenate([per_pair, per_pair], axis=1)
+
+
+def xpos_centred_positions(length, *, offset=0) -> np.ndarray:
+    """The positions torchscale raises ``ζ_i`` to: the sequence centred on its middle.
+
+    For ``length`` new tokens after ``offset`` earlier ones, torchscale's ``XPOS``
+    takes positions ``min_pos … min_pos + length + offset − 1`` with
+    ``min_pos = −⌈(length + offset) / 2⌉`` and keeps the last ``length`` of them.
+    (Its rotation angles still use ``0 … length + offset − 1``.)
+
+    Parameters
+    ----------
+    length : int
+        Tokens in this call, >= 0.
+    offset : int, optional
+        Tokens before them (decoding with a cache), >= 0.
+
+    Returns
+    -------
+    ndarray of int64, shape (length,)
+
+    References
+    ----------
+    torchscale, ``torchscale/component/xpos_relative_position.py``, ``XPOS.forward``.
+
+    Examples
+    --------
+    >>> xpos_centred_positions(5).tolist()
+    [-3, -2, -1, 0, 1]
+    """
+    length = check_int("length", length, minimum=0)
+    offset = check_int("offset", offset, minimum=0)
+    total = length + offset
+    min_pos = -((total + 1) // 2)  # −⌈total / 2⌉, Python's -(total) // 2
+    return np.arange(min_pos, min_pos + total, dtype=np.int64)[total - length :]
+
+
+def xpos_safe_position(head_dim, *, smallest, largest, scale_base=512, gamma=0.4) -> float:
+    """The largest ``|position|`` at which every xPos factor and its inverse stay in a range.
+
+    Pair 0 has the smallest ``ζ_0 = γ / (1 + γ)``, so its factors ``ζ_0^(±p/B)`` are the
+    extremes; they stay within ``[smallest, largest]`` while::
+
+        |p| <= B · min(ln(1 / smallest), ln(largest)) / ln(1 / ζ_0)
+
+    Pass a float format's smallest normal number and its largest number (``numpy.finfo``,
+    or ``ml_dtypes.finfo`` for bfloat16) to learn where the factors under- or overflow.
+
+    Parameters
+    ----------
+    head_dim : int
+        Width of one head; positive and even.
+    smallest, largest : float
+        The range, ``0 < smallest < 1 < largest``.
+    scale_base : float, optional
+        ``B``, 512 by default.
+    gamma : float, optional
+        γ, 0.4 by default.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(xpos_safe_position(64, smallest=2.0**-14, largest=65504.0))   # float16
+    3966
+    """
+    zeta = xpos_zeta(head_dim, gamma=gamma)
+    smallest = check_float("smallest", smallest, greater_than=0.0, less_than=1.0)
+    largest = check_float("largest", largest, greater_than=1.0)
+    scale_base = check_float("scale_base", scale_base, greater_than=0.0)
+    # ζ0^(p/B) >= smallest and ζ0^(−p/B) <= largest  ⇔  |p| <= B · ln(limit) / ln(1/ζ0)
+    headroom = min(math.log(1.0 / smallest), math.log(largest))
+    return scale_base * headroom / math.log(1.0 / float(zeta[0]))
 
 
 def expected_rotary_score(head_dim, distances, *, base=10000.0, scale_base=None, gamma=0.4):

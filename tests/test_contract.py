@@ -121,6 +121,22 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
         ]
         + [(b, ValueError) for b in (-1, [0, NAN], [0, INF])]
     ),
+    # positions of any sign (xPos's centred ones): as positions, without the −1
+    "signed positions": lambda v: (
+        [
+            (b, TypeError)
+            for b in (
+                True,
+                "3",
+                2.5,
+                ["a"],
+                np.array([1 + 0j]),
+                [True],
+                np.array([0], dtype=object),
+            )
+        ]
+        + [(b, ValueError) for b in ([0, NAN], [0, INF], [-INF])]
+    ),
     "array": lambda v: (
         [(b, TypeError) for b in [True, "abc", None, *_wrong_dtypes(v, str, object, complex, bool)]]
         + [(_nan_at_first(v), ValueError), (_inf_at_first(v), ValueError)]
@@ -156,7 +172,7 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
 }
 
 #: Kinds whose arguments need an ``empty`` decision.
-ARRAY_KINDS = {"positions", "array", "int array", "bool array", "ndarray"}
+ARRAY_KINDS = {"positions", "signed positions", "array", "int array", "bool array", "ndarray"}
 
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
 #: The arguments of rope_frequencies, rope_wavelengths and rope_pair_groups.
@@ -360,7 +376,7 @@ CALLS: dict[str, tuple[Call, ...]] = {
             },
             {
                 "head_dim": INT,
-                "positions": "positions",
+                "positions": "signed positions",
                 "scale_base": FLOAT,
                 "gamma": FLOAT,
                 "layout": "choice",
@@ -571,6 +587,28 @@ CALLS: dict[str, tuple[Call, ...]] = {
             pe.slow_pair_count,
             {"length": 512.0, "d_model": 64, "base": 10000.0},
             {"length": FLOAT, "d_model": INT, **BASE},
+        ),
+    ),
+    "xpos_centred_positions": (
+        Call(pe.xpos_centred_positions, {"length": 5, "offset": 2}, {"length": INT, "offset": INT}),
+    ),
+    "xpos_safe_position": (
+        Call(
+            pe.xpos_safe_position,
+            {
+                "head_dim": 64,
+                "smallest": 2.0**-14,
+                "largest": 65504.0,
+                "scale_base": 512.0,
+                "gamma": 0.4,
+            },
+            {
+                "head_dim": INT,
+                "smallest": FLOAT,
+                "largest": FLOAT,
+                "scale_base": FLOAT,
+                "gamma": FLOAT,
+            },
         ),
     ),
     "stored_positions": (

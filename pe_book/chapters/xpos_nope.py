@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from pe_explained.nope import nope_position_signal, recover_positions
-from pe_explained.xpos import expected_rotary_score, xpos_zeta
+from pe_explained.xpos import (
+    expected_rotary_score,
+    xpos_centred_positions,
+    xpos_safe_position,
+    xpos_scale,
+    xpos_zeta,
+)
 
 from .. import Table, figure, table, value
 from ..style import new_figure
 
 HEAD_DIM, SCALE_BASE = 64, 512
+QUOTED = ("HEAD_DIM", "SCALE_BASE")
 FAR = np.arange(2048, 8193)  # "far" distances for the oscillation numbers
 NOPE_LEN = 16
 
@@ -120,3 +128,52 @@ RECOVER_LEN = 2048
 def _():
     recovered = recover_positions(nope_position_signal(RECOVER_LEN))
     return f"{int(np.sum(recovered == np.arange(RECOVER_LEN))):,}"
+
+
+#: Centred sequence lengths the page quotes pair 0's factors at.
+CENTRED_LENGTHS = (2048, 8192)
+
+
+def _pair0_extremes(length: int) -> tuple[float, float]:
+    """Pair 0's smallest and largest factor over a centred sequence of ``length`` tokens."""
+    factors = xpos_scale(HEAD_DIM, xpos_centred_positions(length), scale_base=SCALE_BASE)[:, 0]
+    return float(factors.min()), float(factors.max())
+
+
+for _length in CENTRED_LENGTHS:
+    value(f"centred_{_length}_min")(lambda n=_length: f"{_pair0_extremes(n)[0]:.2g}")
+    value(f"centred_{_length}_max")(
+        lambda n=_length: (
+            f"{_pair0_extremes(n)[1]:,.0f}"
+            if _pair0_extremes(n)[1] >= 100
+            else f"{_pair0_extremes(n)[1]:.2f}"
+        )
+    )
+
+
+@value("zeta0")
+def _():
+    return f"{xpos_zeta(HEAD_DIM)[0]:.4f}"
+
+
+@table(
+    "xpos_float_limits",
+    caption="How far from the centre xPos's factors stay normal numbers in each float format.",
+)
+def _():
+    formats = {
+        "float16": np.finfo(np.float16),
+        "bfloat16": ml_dtypes.finfo(ml_dtypes.bfloat16),
+        "float32": np.finfo(np.float32),
+    }
+    rows = []
+    for name, info in formats.items():
+        smallest, largest = float(info.smallest_normal), float(info.max)
+        p = xpos_safe_position(HEAD_DIM, smallest=smallest, largest=largest, scale_base=SCALE_BASE)
+        big = f"{largest:,.0f}" if largest < 1e6 else f"{largest:.3g}"
+        rows.append([name, f"{smallest:.3g}".replace("-", "−"), big, int(p), 2 * int(p)])
+    return Table(
+        ["format", "smallest normal", "largest", "largest |position|", "centred sequence"],
+        rows,
+        formats={"largest |position|": ",d", "centred sequence": ",d"},
+    )
