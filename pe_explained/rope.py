@@ -118,6 +118,31 @@ def _scaling_dict(scaling) -> tuple[str, dict]:
     return rope_type, params
 
 
+_LOG_MAX = math.log(np.finfo(np.float64).max)
+
+
+def _enlarged_base(base: float, multiplier: float, head_dim: int, what: str) -> float:
+    """``base · multiplier^(head_dim / (head_dim − 2))``, refused where float64 overflows."""
+    exponent = head_dim / (head_dim - 2)
+    # in logs: ln base' = ln base + (d / (d − 2)) · ln multiplier
+    if math.log(base) + exponent * math.log(multiplier) >= _LOG_MAX:
+        raise ValueError(
+            f"{what} enlarges the base beyond float64's largest number "
+            f"({base:g} · {multiplier:g}^{exponent:.4g})"
+        )
+    return base * multiplier**exponent
+
+
+def _check_frequencies(inv_freq: np.ndarray, what: str) -> np.ndarray:
+    """Frequencies must stay normal float64 numbers: no inf, no zero, no subnormal."""
+    if not np.all(np.isfinite(inv_freq)) or inv_freq.min() < np.finfo(np.float64).tiny:
+        raise ValueError(
+            f"{what} gives frequencies outside float64's normal range (smallest "
+            f"{inv_freq.min():g}); use a smaller factor or sequence length"
+        )
+    return inv_freq
+
+
 def _factor(params: dict) -> float:
     return check_float("scaling['factor']", params["factor"], at_least=1.0)
 
@@ -352,17 +377,20 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None, seq_len=None):
     if rope_type == "default":
         return inv_freq, 1.0
     if rope_type == "linear":
-        return inv_freq / _factor(params), 1.0
+        return _check_frequencies(inv_freq / _factor(params), "scaling['factor']"), 1.0
     if rope_type == "dynamic":
         factor, context = _factor(params), _context(params)
         if head_dim < 4:
             raise ValueError("head_dim must be >= 4 for 'dynamic' scaling (exponent d/(d-2))")
         length = context if seq_len is None else max(seq_len, context)
-        # base' = base · (factor · seq_len / L − (factor − 1))^(d / (d − 2))
-        alpha = factor * length / context - (factor - 1)
-        return _default_inv_freq(head_dim, base * alpha ** (head_dim / (head_dim - 2))), 1.0
+        # α = factor · seq_len / L − (factor − 1), written so that α = 1 exactly at seq_len = L
+        alpha = factor * ((length - context) / context) + 1.0
+        new_base = _enlarged_base(base, alpha, head_dim, "scaling['factor'] with seq_len")
+        inv_freq = _default_inv_freq(head_dim, new_base)  # base' = base · α^(d / (d − 2))
+        return _check_frequencies(inv_freq, "scaling['factor'] with seq_len"), 1.0
     if rope_type == "yarn":
-        return _yarn(inv_freq, head_dim, base, params)
+        inv_freq, attention_factor = _yarn(inv_freq, head_dim, base, params)
+        return _check_frequencies(inv_freq, "scaling['factor']"), attention_factor
     if rope_type == "llama3":
         return _llama3(inv_freq, params)
     return _longrope(head_dim, base, params, seq_len)
@@ -454,7 +482,7 @@ def ntk_aware_base(base, factor, head_dim) -> float:
     if head_dim < 4:
         raise ValueError(f"head_dim must be >= 4 (exponent d/(d-2)), got {head_dim}")
     # base' = base · s^(d / (d − 2))
-    return base * factor ** (head_dim / (head_dim - 2))
+    return _enlarged_base(base, factor, head_dim, "factor")
 
 
 def rope_decay_bound(distances, head_dim, *, base=10000.0) -> np.ndarray:

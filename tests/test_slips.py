@@ -68,3 +68,48 @@ def test_t5_most_negative_int64_is_the_last_bucket():
 )
 def test_an_empty_list_is_an_empty_input(call, shape):
     assert call().shape == shape
+
+
+# ---- RoPE frequencies that used to overflow, underflow or divide by zero
+
+
+def _rope(**kwargs):
+    return no_warning(lambda: pe.rope_frequencies(8, **kwargs))
+
+
+def test_dynamic_at_the_trained_length_is_plain_rope_even_for_a_huge_factor():
+    scaling = {"rope_type": "dynamic", "factor": 1e17, "original_max_position_embeddings": 4096}
+    inv_freq, _ = _rope(scaling=scaling)
+    np.testing.assert_array_equal(inv_freq, pe.rope_frequencies(8)[0])
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {
+            "scaling": {
+                "rope_type": "dynamic",
+                "factor": 2.0,
+                "original_max_position_embeddings": 4096,
+            },
+            "seq_len": 10**300,
+        },
+        {"scaling": {"rope_type": "linear", "factor": 1e308}},
+        {
+            "scaling": {
+                "rope_type": "yarn",
+                "factor": 1e308,
+                "original_max_position_embeddings": 4096,
+            }
+        },
+    ],
+)
+def test_frequencies_beyond_float64_are_refused(kwargs):
+    with pytest.raises(ValueError, match="scaling|seq_len|factor"):
+        _rope(**kwargs)
+
+
+@pytest.mark.parametrize("args", [(1e300, 1e10, 64), (1e4, 1e308, 64)])
+def test_ntk_aware_base_beyond_float64_is_refused(args):
+    with pytest.raises(ValueError, match="base|factor"):
+        no_warning(lambda: pe.ntk_aware_base(*args))
