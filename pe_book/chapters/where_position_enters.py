@@ -130,17 +130,20 @@ def _(theme):
     alt="Block diagram of a layer for relative schemes: the model input has no positional "
     "table added; inside attention, RoPE rotates the queries and keys by their positions, "
     "and ALiBi or the T5 bias add a bias of shape num_heads by seq_len by seq_len to the "
-    "attention logits before the softmax; these boxes are highlighted and labelled with shapes.",
+    "attention logits before the softmax (logits divided by the square root of head_dim, "
+    "except in T5, which leaves them unscaled); these boxes are highlighted and labelled "
+    "with shapes.",
     caption=f"Relative schemes act inside attention, in every layer ({CONFIG_TEXT}). RoPE "
     "rotates q and k; ALiBi and the T5 bias add a per-head bias to the logits. Nothing is "
-    "added to the input.",
+    "added to the input. T5 does not divide its logits by √head_dim (its attention uses a "
+    "scale of 1, as in transformers' T5Attention).",
 )
 def _(theme):
     steps = [
         ("embedding lookup (no PE added)", _shape("model input"), False),
         ("q, k, v per head", _shape("queries, keys, values"), False),
         ("RoPE: rotate q and k by position", _shape("queries, keys, values"), True),
-        ("logits q kᵀ / √head_dim", _shape("attention scores"), False),
+        ("logits q kᵀ / √head_dim  (T5: q kᵀ, unscaled)", _shape("attention scores"), False),
         ("ALiBi / T5: + bias[head, i, j]", _shape("relative bias"), True),
         ("softmax, weights × v", _shape("attention output"), False),
         ("add & norm, feed-forward, …", _shape("block output"), False),
