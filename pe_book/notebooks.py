@@ -38,6 +38,7 @@ __all__ = [
     "is_notebook",
     "download_name",
     "read_notebook",
+    "execute_notebook",
     "notebook_json",
     "use_notebook_style",
     "finish_html",
@@ -173,16 +174,59 @@ def wait_for(source: str) -> None:
         future.result()
 
 
-def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
-    """What mkdocs-jupyter renders for ``source``, written where its cache looks for it."""
-    import json
+def execute_notebook(source, *, kernel_name: str = "python3", allow_errors: bool = False):
+    """Run the notebook of jupytext source ``source`` and return it with deterministic outputs.
 
-    from mkdocs_jupyter import convert
+    A kernel sends a cell's printed text in chunks whose boundaries depend on timing,
+    so one ``print`` can arrive as one stream output in one run and as two in another,
+    and the page's HTML differs. Consecutive stream outputs of a cell are merged
+    after execution (nbconvert's exporter merges them only *before* it executes), so
+    the same source always gives the same outputs.
+    """
+    import nbclient
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+    notebook = read_notebook(source)
+    nbclient.NotebookClient(notebook, kernel_name=kernel_name, allow_errors=allow_errors).execute()
+    notebook, _ = CoalesceStreamsPreprocessor().preprocess(notebook, {})
+    return notebook
+
+
+def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
+    """What mkdocs-jupyter renders for ``source``, written where its cache looks for it.
+
+    The notebook is executed here (:func:`execute_notebook`) and handed to the
+    plugin's converter already executed, as an ``.ipynb`` in a temporary folder.
+    """
+    import json
+    import tempfile
+
+    import nbformat
     from mkdocs_jupyter.plugin import _get_nb_toc_tokens
 
-    body = convert.nb2html(
-        source,
-        execute=True,
+    executed = execute_notebook(
+        source, kernel_name=options["kernel_name"], allow_errors=options["allow_errors"]
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        executed_path = Path(folder) / f"{Path(source).stem}.ipynb"
+        nbformat.write(executed, executed_path)
+        body = _render(str(executed_path), options)
+    toc_tokens, title = _get_nb_toc_tokens(source, options["toc_depth"])
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+    partial.write_text(
+        json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8"
+    )
+    partial.replace(cache)
+
+
+def _render(executed_path: str, options: dict) -> str:
+    """mkdocs-jupyter's HTML for an executed notebook, with the plugin's options."""
+    from mkdocs_jupyter import convert
+
+    return convert.nb2html(
+        executed_path,
+        execute=False,
         kernel_name=options["kernel_name"],
         theme=options["theme"],
         allow_errors=options["allow_errors"],
@@ -194,13 +238,6 @@ def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
         include_requirejs=options["include_requirejs"],
         custom_mathjax_url=options["custom_mathjax_url"],
     )
-    toc_tokens, title = _get_nb_toc_tokens(source, options["toc_depth"])
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    partial = cache.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    partial.write_text(
-        json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8"
-    )
-    partial.replace(cache)
 
 
 def finish_page(html: str, page, config, files) -> str:

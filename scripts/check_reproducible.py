@@ -77,7 +77,9 @@ def build(project: Path, site: Path, epoch: str) -> float:
 
 def first_difference(a: Path, b: Path) -> str:
     x, y = a.read_bytes(), b.read_bytes()
-    at = next((i for i, (p, q) in enumerate(zip(x, y, strict=True)) if p != q), min(len(x), len(y)))
+    at = next(
+        (i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), min(len(x), len(y))
+    )
     return (
         f"byte {at} of {len(x)}/{len(y)}: "
         f"{x[max(0, at - 40) : at + 40]!r} vs {y[max(0, at - 40) : at + 40]!r}"

@@ -233,3 +233,19 @@ def test_cells_must_match_the_notebook():
     notebook.cells.append(notebook.cells[0].copy())
     with pytest.raises(BookError, match="2 cells, the notebook has 3"):
         _finish(notebook)
+
+
+def test_printed_chunks_become_one_output(tmp_path):
+    """A kernel may send one cell's text in several chunks; the build's execution merges them,
+    so the page does not depend on timing."""
+    from pe_book.notebooks import execute_notebook
+
+    source = tmp_path / "chunks.py"
+    source.write_text(
+        "# %%\nimport time\nprint('a', flush=True)\ntime.sleep(0.3)\nprint('b')\n",
+        encoding="utf-8",
+    )
+    notebook = execute_notebook(source)
+    (cell,) = [c for c in notebook.cells if c.cell_type == "code"]
+    assert [o.output_type for o in cell.outputs] == ["stream"]
+    assert cell.outputs[0].text == "a\nb\n"
