@@ -19,6 +19,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.parse
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -244,8 +246,28 @@ class PageChecker:
     def _request_failed(self, request) -> None:
         if request.failure == "net::ERR_ABORTED" and request.url.endswith("/favicon.png"):
             return  # Chromium's own favicon fetch, cancelled on file:// pages; not content
+        if request.failure == "net::ERR_ABORTED" and self._retrievable(request.url):
+            return  # cancelled by the browser (a worker or a navigation), not a broken file
         if self._inside(request.url):
             self._add("failed", f"{request.url} ({request.failure})")
+
+    def _retrievable(self, url: str) -> bool:
+        """Whether a same-site URL the browser aborted can be fetched: then nothing is broken.
+
+        Chromium cancels requests it no longer needs (a search worker's script when the
+        page is torn down, say) and reports them as ``net::ERR_ABORTED``; a missing file
+        is reported by its HTTP status instead, or is not on disk.
+        """
+        if not url.startswith(self.base) or url.startswith(("data:", "blob:")):
+            return False
+        plain = url.split("#", 1)[0].split("?", 1)[0]
+        if plain.startswith("file://"):
+            return Path(urllib.parse.unquote(plain[len("file://") :])).is_file()
+        try:
+            with urllib.request.urlopen(plain, timeout=10) as response:
+                return response.status == 200
+        except (OSError, ValueError):
+            return False
 
     def _response(self, response) -> None:
         if response.status >= 400:
