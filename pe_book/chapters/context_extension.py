@@ -99,28 +99,40 @@ def _methods() -> list[tuple[str, np.ndarray]]:
     f"{FACTOR:g} above; YaRN and the Llama 3 rule follow the original line for the fast pairs, "
     "leave it over a band of pairs whose wavelengths are still shorter than the context, and "
     "join position interpolation for the slowest pairs; Hugging Face's "
-    "dynamic NTK at four times the context ends far above all others.",
+    "dynamic NTK at four times the context ends far above all others. A second panel shows "
+    "the per-pair stretch, new over original wavelength, on a log scale: 1 for original RoPE, "
+    f"{FACTOR:g} everywhere for position interpolation, a smooth rise from 1 to {FACTOR:g} for "
+    f"NTK-aware, and for YaRN and the Llama 3 rule a plateau at 1, a ramp, and a plateau at "
+    f"{FACTOR:g}.",
     caption=f"How each method remaps the wavelengths (head_dim = {HEAD_DIM}, base = "
     f"{BASE:,.0f}, trained on {CONTEXT:,} positions, factor {FACTOR:g}). Pair 0 is the fastest "
     "pair; frequency falls and wavelength grows to the right. The dashed line is the original "
-    "context length.",
+    "context length. Below: each method's stretch of every pair (new ÷ original wavelength), "
+    "where the ramps and plateaus show.",
 )
 def _(theme):
     methods = _methods()
     pairs = np.arange(len(methods[0][1]))
-    fig = new_figure(7.0, 4.0)
-    ax = fig.add_subplot()
+    original = methods[0][1]
+    fig = new_figure(7.0, 6.4)
+    ax, stretch_ax = fig.subplots(2, 1, sharex=True, height_ratios=[1.1, 1])
     styles = ["-", "--", "-.", ":", "-", "--"]
     for (label, wavelengths), style in zip(methods, styles, strict=True):
         ax.plot(pairs, wavelengths, linestyle=style, label=label, linewidth=1.4)
+        # the per-pair stretch: new wavelength ÷ original wavelength
+        stretch_ax.plot(pairs, wavelengths / original, linestyle=style, linewidth=1.4)
     ax.axhline(CONTEXT, color=theme.muted, linestyle="--", linewidth=1)
     ax.text(0, CONTEXT * 1.6, f"original context = {CONTEXT:,}", color=theme.text, fontsize=8.5)
     ax.set_yscale("log")
     ax.minorticks_off()
-    ax.set_xlabel("pair index i  (0 = fastest → slowest)")
     ax.set_ylabel("wavelength 2π/ω_i  (positions)")
     ax.grid(True, which="major")
-    ax.legend(loc="lower right", fontsize=8.5)
+    ax.legend(loc="upper left", fontsize=8.5)
+    stretch_ax.set_yscale("log", base=2)
+    stretch_ax.set_ylim(0.8, 2 * max(float((w / original).max()) for _, w in methods))
+    stretch_ax.set_xlabel("pair index i  (0 = fastest → slowest)")
+    stretch_ax.set_ylabel("stretch: new ÷ original\nwavelength (log₂ scale)")
+    stretch_ax.grid(True, which="major")
     return fig
 
 
