@@ -6,8 +6,17 @@ code; the book's figures and tables are computed from them at build time.
 
 from .alibi import alibi_bias, alibi_slopes
 from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
+from .hf_config import config_rope_frequencies, rope_settings
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .learned import LearnedPositionalEmbedding, learned_parameter_count
+from .multimodal import (
+    apply_mrope,
+    apply_rope_2d,
+    mrope_pair_axes,
+    mrope_position_ids,
+    patch_grid_positions,
+    rope_2d_frequencies,
+)
 from .nope import nope_position_signal, recover_positions, uniform_attention
 from .precision import (
     ANGLE_PRECISIONS,
@@ -90,6 +99,14 @@ __all__ = [
     "stored_positions",
     "xpos_centred_positions",
     "xpos_safe_position",
+    "apply_mrope",
+    "apply_rope_2d",
+    "mrope_pair_axes",
+    "mrope_position_ids",
+    "patch_grid_positions",
+    "rope_2d_frequencies",
+    "rope_settings",
+    "config_rope_frequencies",
 ]
 
 __version__ = "0.1.0"

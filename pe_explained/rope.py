@@ -18,6 +18,13 @@ methods, from a dict in the form Hugging Face model configs use for
 ``rope_scaling``. It returns the same numbers as ``transformers``'
 ``modeling_rope_utils.py``; where that code reads a model config field rather
 than the dict, the dict here carries it explicitly (see the docstring).
+:mod:`pe_explained.hf_config` reads those fields from a whole ``config.json``.
+
+Partial rotation (GPT-NeoX, Phi, GLM): only the first
+``rotary_dim = int(head_dim · partial_rotary_factor)`` dimensions are rotated,
+with the ladder ``base^(−2i / rotary_dim)``; the rest pass through.
+Proportional RoPE (p-RoPE, Gemma 4's global layers) keeps the ladder over the
+whole head and sets the slowest pairs' frequencies to zero.
 """
 
 from __future__ import annotations
@@ -74,6 +81,7 @@ ROPE_TYPES: dict[str, tuple[frozenset, frozenset]] = {
         frozenset({"short_factor", "long_factor", "original_max_position_embeddings"}),
         frozenset({"factor", "attention_factor"}),
     ),
+    "proportional": (frozenset(), frozenset({"factor"})),
 }
 
 
@@ -87,10 +95,15 @@ def _default_inv_freq(head_dim: int, base: float) -> np.ndarray:
     return np.power(base, -np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
 
 
-def _scaling_dict(scaling) -> tuple[str, dict]:
-    """Validate the keys of a ``rope_scaling`` dict; return its type and the other keys."""
+def _scaling_dict(scaling, where: str = "scaling") -> tuple[str, dict]:
+    """Validate the keys of a ``rope_scaling`` dict; return its type and the other keys.
+
+    ``where`` is how messages name the dict (``"scaling"``, or a config path such as
+    ``"config['rope_parameters']"``). ``partial_rotary_factor`` is allowed beside any
+    type, as in a Hugging Face ``rope_parameters`` dict; it stays in the returned keys.
+    """
     if not isinstance(scaling, Mapping):
-        raise TypeError(f"scaling must be None or a dict, got {type(scaling).__name__}")
+        raise TypeError(f"{where} must be None or a dict, got {type(scaling).__name__}")
     params = dict(scaling)
     if "rope_type" in params:
         rope_type = params.pop("rope_type")
@@ -98,21 +111,21 @@ def _scaling_dict(scaling) -> tuple[str, dict]:
     elif "type" in params:  # legacy spelling, as Hugging Face accepts
         rope_type = params.pop("type")
     else:
-        raise ValueError("scaling must have a 'rope_type' key (or its legacy spelling 'type')")
-    if rope_type not in ROPE_TYPES:
+        raise ValueError(f"{where} must have a 'rope_type' key (or its legacy spelling 'type')")
+    if not isinstance(rope_type, str) or rope_type not in ROPE_TYPES:
         options = ", ".join(repr(t) for t in ROPE_TYPES)
-        raise ValueError(f"scaling['rope_type'] must be one of {options}, got {rope_type!r}")
+        raise ValueError(f"{where}['rope_type'] must be one of {options}, got {rope_type!r}")
     required, optional = ROPE_TYPES[rope_type]
     missing = sorted(required - params.keys())
     if missing:
         raise ValueError(
-            f"scaling for rope_type {rope_type!r} is missing key(s) {', '.join(map(repr, missing))}"
+            f"{where} for rope_type {rope_type!r} is missing key(s) {', '.join(map(repr, missing))}"
         )
-    unknown = sorted(params.keys() - required - optional)
+    unknown = sorted(params.keys() - required - optional - {"partial_rotary_factor"})
     if unknown:
         hint = " (pass the base frequency as base=)" if "rope_theta" in unknown else ""
         raise ValueError(
-            f"scaling for rope_type {rope_type!r} has unknown key(s) "
+            f"{where} for rope_type {rope_type!r} has unknown key(s) "
             f"{', '.join(map(repr, unknown))}{hint}"
         )
     return rope_type, params
@@ -143,22 +156,22 @@ def _check_frequencies(inv_freq: np.ndarray, what: str) -> np.ndarray:
     return inv_freq
 
 
-def _factor(params: dict) -> float:
-    return check_float("scaling['factor']", params["factor"], at_least=1.0)
+def _factor(params: dict, where: str) -> float:
+    return check_float(f"{where}['factor']", params["factor"], at_least=1.0)
 
 
-def _context(params: dict) -> int:
+def _context(params: dict, where: str) -> int:
     return check_int(
-        "scaling['original_max_position_embeddings']",
+        f"{where}['original_max_position_embeddings']",
         params["original_max_position_embeddings"],
         minimum=1,
     )
 
 
-def _optional_float(params: dict, key: str, default, **bounds):
+def _optional_float(params: dict, key: str, default, where: str, **bounds):
     """``params[key]`` checked, or ``default`` when the key is absent or None."""
     value = params.get(key)
-    return default if value is None else check_float(f"scaling[{key!r}]", value, **bounds)
+    return default if value is None else check_float(f"{where}[{key!r}]", value, **bounds)
 
 
 def _yarn_mscale(scale: float, mscale: float = 1.0) -> float:
@@ -215,19 +228,19 @@ def yarn_correction_range(
     return _correction_range(head_dim, base, context, beta_fast, beta_slow, truncate)
 
 
-def _yarn(inv_freq, head_dim, base, params):
-    factor, context = _factor(params), _context(params)
-    attention_factor = _optional_float(params, "attention_factor", None, greater_than=0.0)
-    mscale = _optional_float(params, "mscale", None, at_least=0.0)
-    mscale_all_dim = _optional_float(params, "mscale_all_dim", None, at_least=0.0)
+def _yarn(inv_freq, head_dim, base, params, where):
+    factor, context = _factor(params, where), _context(params, where)
+    attention_factor = _optional_float(params, "attention_factor", None, where, greater_than=0.0)
+    mscale = _optional_float(params, "mscale", None, where, at_least=0.0)
+    mscale_all_dim = _optional_float(params, "mscale_all_dim", None, where, at_least=0.0)
     if attention_factor is None:
         if mscale and mscale_all_dim:  # DeepSeek-V2/V3 configs: a ratio of two mscales
             attention_factor = _yarn_mscale(factor, mscale) / _yarn_mscale(factor, mscale_all_dim)
         else:
             attention_factor = _yarn_mscale(factor)
-    beta_fast = _optional_float(params, "beta_fast", 32.0, greater_than=0.0)
-    beta_slow = _optional_float(params, "beta_slow", 1.0, greater_than=0.0)
-    truncate = check_bool("scaling['truncate']", params.get("truncate", True))
+    beta_fast = _optional_float(params, "beta_fast", 32.0, where, greater_than=0.0)
+    beta_slow = _optional_float(params, "beta_slow", 1.0, where, greater_than=0.0)
+    truncate = check_bool(f"{where}['truncate']", params.get("truncate", True))
     low, high = _correction_range(head_dim, base, context, beta_fast, beta_slow, truncate)
     if low == high:
         high += 0.001  # as the reference code: avoid dividing by zero
@@ -237,17 +250,17 @@ def _yarn(inv_freq, head_dim, base, params):
     return inv_freq, float(attention_factor)
 
 
-def _llama3(inv_freq, params):
-    factor, context = _factor(params), _context(params)
+def _llama3(inv_freq, params, where):
+    factor, context = _factor(params, where), _context(params, where)
     low_freq_factor = check_float(
-        "scaling['low_freq_factor']", params["low_freq_factor"], greater_than=0.0
+        f"{where}['low_freq_factor']", params["low_freq_factor"], greater_than=0.0
     )
     high_freq_factor = check_float(
-        "scaling['high_freq_factor']", params["high_freq_factor"], greater_than=0.0
+        f"{where}['high_freq_factor']", params["high_freq_factor"], greater_than=0.0
     )
     if not high_freq_factor > low_freq_factor:
         raise ValueError(
-            f"scaling['high_freq_factor'] must be > scaling['low_freq_factor'], got "
+            f"{where}['high_freq_factor'] must be > {where}['low_freq_factor'], got "
             f"{high_freq_factor:g} and {low_freq_factor:g}"
         )
     wavelength = 2 * np.pi / inv_freq
@@ -260,51 +273,54 @@ def _llama3(inv_freq, params):
     return np.where(medium, blended, out), 1.0
 
 
-def _longrope(head_dim, base, params, seq_len):
-    context = _context(params)
+def _longrope(head_dim, base, params, seq_len, where):
+    context = _context(params, where)
     half = head_dim // 2
     factors = {}
     for key in ("short_factor", "long_factor"):
         values = params[key]
         if not isinstance(values, (str, bytes, Sequence, np.ndarray)):
             raise TypeError(
-                f"scaling[{key!r}] must be a list of numbers, got {type(values).__name__}"
+                f"{where}[{key!r}] must be a list of numbers, got {type(values).__name__}"
             )
-        arr = check_array(f"scaling[{key!r}]", values)
+        arr = check_array(f"{where}[{key!r}]", values)
         if arr.shape != (half,):
             raise ValueError(
-                f"scaling[{key!r}] must have head_dim/2 = {half} entries, got shape {arr.shape}"
+                f"{where}[{key!r}] must have {half} entries (one per rotated pair), "
+                f"got shape {arr.shape}"
             )
         if np.any(arr <= 0):
-            raise ValueError(f"scaling[{key!r}] must hold finite numbers > 0")
+            raise ValueError(f"{where}[{key!r}] must hold finite numbers > 0")
         factors[key] = arr
-    attention_factor = _optional_float(params, "attention_factor", None, greater_than=0.0)
+    attention_factor = _optional_float(params, "attention_factor", None, where, greater_than=0.0)
     if attention_factor is None:
         if params.get("factor") is None:
             raise ValueError(
-                "scaling for rope_type 'longrope' needs 'factor' (extended / original context "
+                f"{where} for rope_type 'longrope' needs 'factor' (extended / original context "
                 "length) or 'attention_factor'"
             )
-        factor = check_float("scaling['factor']", params["factor"], greater_than=0.0)
+        factor = check_float(f"{where}['factor']", params["factor"], greater_than=0.0)
         # sqrt(1 + ln s / ln L) for s > 1 (LongRoPE / Phi-3)
         attention_factor = (
             1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(context))
         )
     elif params.get("factor") is not None:
-        check_float("scaling['factor']", params["factor"], greater_than=0.0)
+        check_float(f"{where}['factor']", params["factor"], greater_than=0.0)
     use_long = seq_len is not None and seq_len > context
     rescale = factors["long_factor" if use_long else "short_factor"]
     # inv_freq_i = 1 / (rescale_i · base^(2i / head_dim))
     return 1.0 / (rescale * np.power(base, np.arange(0, head_dim, 2) / head_dim)), attention_factor
 
 
-def rope_frequencies(head_dim, *, base=10000.0, scaling=None, seq_len=None):
+def rope_frequencies(
+    head_dim, *, base=10000.0, scaling=None, seq_len=None, partial_rotary_factor=None
+):
     """The rotation frequencies of RoPE, optionally rescaled to stretch the context.
 
     Parameters
     ----------
     head_dim : int
-        Width of one attention head (the rotated part of it); positive and even.
+        Width of one attention head; positive and even.
     base : float, optional
         Base of the frequency ladder (``rope_theta`` in Hugging Face configs):
         10000 in RoFormer and Llama 2, 500000 in Llama 3.
@@ -333,21 +349,41 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None, seq_len=None):
             ``factor``, ``low_freq_factor``, ``high_freq_factor``,
             ``original_max_position_embeddings``.
         ``"longrope"`` — LongRoPE (Ding et al., 2024)
-            ``short_factor`` and ``long_factor`` (``head_dim/2`` numbers each),
+            ``short_factor`` and ``long_factor`` (one number per rotated pair each),
             ``original_max_position_embeddings`` (Hugging Face reads it from the
             config, or falls back to ``max_position_embeddings``), and ``factor``
             (extended / original length; Phi-3 configs give the two lengths
             instead) unless ``attention_factor`` is given. ``long_factor`` is used
             when ``seq_len`` > ``original_max_position_embeddings``.
+        ``"proportional"`` — p-RoPE (Barbero et al., 2025; Gemma 4's global layers)
+            optional ``factor`` (1: every frequency divided by it). The ladder
+            spans the whole head, ``inv_freq[i] = base^(−2i / head_dim)``, and only
+            the fastest ``⌊partial_rotary_factor · head_dim / 2⌋`` pairs keep
+            their frequency: the slower ones get frequency 0 (they are not
+            rotated). The result still has ``head_dim/2`` entries.
+
+        The dict may also hold ``partial_rotary_factor``, as Hugging Face's
+        ``rope_parameters`` does.
 
         An unknown type or key, or a missing one, is a ``ValueError``.
     seq_len : int, optional
         Current sequence length; read by ``"dynamic"`` and ``"longrope"`` only.
+    partial_rotary_factor : float, optional
+        Share of the head that is rotated, in ``(0, 1]`` (GPT-NeoX 0.25, Phi-2 0.4,
+        GLM 0.5); by default the dict's ``"partial_rotary_factor"``, else 1. The
+        rotated width is ``rotary_dim = int(head_dim · partial_rotary_factor)``,
+        computed as Hugging Face computes it, and must be even; every formula
+        above then runs with ``rotary_dim`` in place of ``head_dim``
+        (``inv_freq[i] = base^(−2i / rotary_dim)``, ``i < rotary_dim / 2``) and
+        :func:`apply_rope` rotates the first ``rotary_dim`` dimensions only
+        (``rotary_dim=`` there). ``"proportional"`` reads it differently (above).
 
     Returns
     -------
-    inv_freq : ndarray, shape (head_dim // 2,), float64
-        Angular frequency of every pair, in radians per position.
+    inv_freq : ndarray, shape (rotary_dim // 2,), float64
+        Angular frequency of every rotated pair, in radians per position
+        (``head_dim // 2`` entries without partial rotation, and always for
+        ``"proportional"``).
     attention_factor : float
         Factor by which cos and sin are multiplied (so the attention logits by its
         square); 1.0 unless the method sets one (YaRN, LongRoPE).
@@ -356,7 +392,10 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None, seq_len=None):
     ----------
     Su et al. (2021), RoFormer; Chen et al. (2023), position interpolation;
     Peng et al. (2024), YaRN; Dubey et al. (2024), Llama 3; Ding et al. (2024),
-    LongRoPE. Hugging Face ``transformers``, ``modeling_rope_utils.py``.
+    LongRoPE; Barbero et al. (2025), *Round and Round We Go! What makes Rotary
+    Positional Encodings useful?* (p-RoPE). Hugging Face ``transformers``,
+    ``modeling_rope_utils.py`` (``_compute_yarn_parameters``,
+    ``_compute_proportional_rope_parameters``, …, in ``ROPE_INIT_FUNCTIONS``).
 
     Examples
     --------
@@ -366,34 +405,90 @@ def rope_frequencies(head_dim, *, base=10000.0, scaling=None, seq_len=None):
     >>> inv_freq, _ = rope_frequencies(8, scaling={"rope_type": "linear", "factor": 4.0})
     >>> inv_freq.tolist()
     [0.25, 0.025, 0.0025, 0.00025]
+    >>> rope_frequencies(8, partial_rotary_factor=0.5)[0].tolist()   # 4 rotated dims
+    [1.0, 0.01]
+    >>> p_rope = {"rope_type": "proportional", "partial_rotary_factor": 0.5}
+    >>> rope_frequencies(8, scaling=p_rope)[0].tolist()             # 2 of 4 pairs turn
+    [1.0, 0.1, 0.0, 0.0]
     """
     head_dim = check_positive_even_int("head_dim", head_dim)
     base = check_base("base", base)
     seq_len = check_optional(check_int, "seq_len", seq_len, minimum=1)
-    inv_freq = _default_inv_freq(head_dim, base)
+    partial_rotary_factor = check_optional(
+        check_float, "partial_rotary_factor", partial_rotary_factor, greater_than=0.0, at_most=1.0
+    )
     if scaling is None:
-        return inv_freq, 1.0
-    rope_type, params = _scaling_dict(scaling)
+        rope_type, params = "default", {}
+    else:
+        rope_type, params = _scaling_dict(scaling)
+    share, share_name = _rotary_share(params, partial_rotary_factor, "scaling")
+    return _frequencies(head_dim, base, rope_type, params, seq_len, share, share_name, "scaling")
+
+
+def _rotary_share(params: dict, argument, where: str) -> tuple[float, str]:
+    """The partial rotary factor and how to name it: the argument, else the dict's key, else 1.
+
+    Given both ways, they must agree. The key is removed from ``params``.
+    """
+    in_dict = params.pop("partial_rotary_factor", None)
+    if in_dict is not None:
+        in_dict = check_float(
+            f"{where}['partial_rotary_factor']", in_dict, greater_than=0.0, at_most=1.0
+        )
+        if argument is not None and argument != in_dict:
+            raise ValueError(
+                f"partial_rotary_factor ({argument:g}) and {where}['partial_rotary_factor'] "
+                f"({in_dict:g}) differ: give it once"
+            )
+        return in_dict, f"{where}['partial_rotary_factor']"
+    return (1.0 if argument is None else argument), "partial_rotary_factor"
+
+
+def _rotary_width(head_dim: int, partial_rotary_factor: float, where: str) -> int:
+    """``int(head_dim · partial_rotary_factor)``, as Hugging Face computes ``dim``; even, >= 2."""
+    dim = int(head_dim * partial_rotary_factor)
+    if dim < 2 or dim % 2:
+        raise ValueError(
+            f"{where} must leave an even number >= 2 of rotated dimensions: "
+            f"int({head_dim} · {partial_rotary_factor:g}) = {dim}"
+        )
+    return dim
+
+
+def _frequencies(head_dim, base, rope_type, params, seq_len, share, share_name, where):
+    """:func:`rope_frequencies` on validated arguments; messages name the dict ``where``."""
+    if rope_type == "proportional":
+        factor = _optional_float(params, "factor", 1.0, where, at_least=1.0)
+        # the fastest ⌊share · head_dim / 2⌋ pairs turn at base^(−2i / head_dim); the rest: 0
+        turning = int(share * head_dim // 2)
+        inv_freq = _default_inv_freq(head_dim, base)
+        inv_freq[turning:] = 0.0
+        return inv_freq / factor, 1.0
+    dim = _rotary_width(head_dim, share, share_name)
+    inv_freq = _default_inv_freq(dim, base)
     if rope_type == "default":
         return inv_freq, 1.0
     if rope_type == "linear":
-        return _check_frequencies(inv_freq / _factor(params), "scaling['factor']"), 1.0
+        return _check_frequencies(inv_freq / _factor(params, where), f"{where}['factor']"), 1.0
     if rope_type == "dynamic":
-        factor, context = _factor(params), _context(params)
-        if head_dim < 4:
-            raise ValueError("head_dim must be >= 4 for 'dynamic' scaling (exponent d/(d-2))")
+        factor, context = _factor(params, where), _context(params, where)
+        if dim < 4:
+            raise ValueError(
+                "head_dim must be >= 4 for 'dynamic' scaling (exponent d/(d-2)); with partial "
+                "rotation, its rotated part"
+            )
         length = context if seq_len is None else max(seq_len, context)
         # α = factor · seq_len / L − (factor − 1), written so that α = 1 exactly at seq_len = L
         alpha = factor * ((length - context) / context) + 1.0
-        new_base = _enlarged_base(base, alpha, head_dim, "scaling['factor'] with seq_len")
-        inv_freq = _default_inv_freq(head_dim, new_base)  # base' = base · α^(d / (d − 2))
-        return _check_frequencies(inv_freq, "scaling['factor'] with seq_len"), 1.0
+        new_base = _enlarged_base(base, alpha, dim, f"{where}['factor'] with seq_len")
+        inv_freq = _default_inv_freq(dim, new_base)  # base' = base · α^(d / (d − 2))
+        return _check_frequencies(inv_freq, f"{where}['factor'] with seq_len"), 1.0
     if rope_type == "yarn":
-        inv_freq, attention_factor = _yarn(inv_freq, head_dim, base, params)
-        return _check_frequencies(inv_freq, "scaling['factor']"), attention_factor
+        inv_freq, attention_factor = _yarn(inv_freq, dim, base, params, where)
+        return _check_frequencies(inv_freq, f"{where}['factor']"), attention_factor
     if rope_type == "llama3":
-        return _llama3(inv_freq, params)
-    return _longrope(head_dim, base, params, seq_len)
+        return _llama3(inv_freq, params, where)
+    return _longrope(dim, base, params, seq_len, where)
 
 
 def rope_wavelengths(head_dim, *, base=10000.0, scaling=None, seq_len=None) -> np.ndarray:
@@ -455,8 +550,10 @@ def rope_pair_groups(head_dim, *, base=10000.0, scaling, seq_len=None) -> tuple[
             "scaling['rope_type'] must be 'linear', 'dynamic', 'yarn' or 'llama3' (a rule "
             f"with a single factor), got {rope_type!r}"
         )
-    factor = _factor(params)
-    plain, _ = rope_frequencies(head_dim, base=base)
+    factor = _factor(params, "scaling")
+    plain, _ = rope_frequencies(
+        head_dim, base=base, partial_rotary_factor=params.get("partial_rotary_factor")
+    )
     scaled, _ = rope_frequencies(head_dim, base=base, scaling=scaling, seq_len=seq_len)
     # kept: ω'_i = ω_i; divided: ω'_i = ω_i / factor (equal up to rounding)
     kept = np.isclose(scaled, plain, rtol=1e-12, atol=0.0)
@@ -575,7 +672,9 @@ def _cached_phasors(positions, inv_freq, scale, dtype) -> np.ndarray:
     return table
 
 
-def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0) -> np.ndarray:
+def apply_rope(
+    x, positions, inv_freq, *, layout="halves", attention_factor=1.0, rotary_dim=None
+) -> np.ndarray:
     """Rotate every pair of the last axis of ``x`` by its position's angles.
 
     Parameters
@@ -585,8 +684,8 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
     positions : int or array_like, shape (seq,)
         Position of every row: an int ``seq`` means ``0 … seq−1``; otherwise finite
         numbers >= 0 (fractional positions are allowed).
-    inv_freq : array_like, shape (head_dim // 2,)
-        Angular frequency of every pair (from :func:`rope_frequencies`).
+    inv_freq : array_like, shape (rotary_dim // 2,)
+        Angular frequency of every rotated pair (from :func:`rope_frequencies`).
     layout : {"halves", "interleaved"}, optional
         ``"halves"`` pairs dimension ``j`` with ``j + head_dim/2`` (GPT-NeoX,
         Hugging Face); ``"interleaved"`` pairs ``2j`` with ``2j + 1`` (RoFormer,
@@ -594,12 +693,20 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
     attention_factor : float, optional
         Multiplies cos and sin (as Hugging Face does with YaRN's and LongRoPE's
         factor), so every rotated vector is scaled by it.
+    rotary_dim : int, optional
+        Partial rotation: only the first ``rotary_dim`` dimensions (even, at most
+        ``head_dim``) are rotated, with pairs formed *within* them in either
+        layout (``"halves"`` pairs ``j`` with ``j + rotary_dim/2``); the other
+        ``head_dim − rotary_dim`` dimensions pass through unchanged, unscaled.
+        ``None`` rotates the whole head. This is GPT-NeoX's and Phi's
+        ``x[..., :rotary_dim]`` slice (``apply_rotary_pos_emb`` in transformers'
+        ``models/gpt_neox``) and GLM's interleaved one (``models/glm``).
 
     Returns
     -------
     ndarray, same shape and dtype as ``x``
-        ``attention_factor · R(pos) x`` for every row. NaN or inf in ``x`` pass
-        through to the rows that hold them, as in any arithmetic.
+        ``attention_factor · R(pos) x`` for every row (on the rotated part). NaN or
+        inf in ``x`` pass through to the rows that hold them, as in any arithmetic.
 
     Notes
     -----
@@ -613,6 +720,8 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
     >>> inv_freq, _ = rope_frequencies(4)               # [1, 0.01]
     >>> apply_rope(q, [2], inv_freq, layout="interleaved").round(4).tolist()
     [[-0.4161, 0.9093, -0.02, 0.9998]]
+    >>> apply_rope(q, [2], [1.0], rotary_dim=2).round(4).tolist()  # dims 2, 3 pass through
+    [[-0.4161, 0.9093, 0.0, 1.0]]
     """
     if not isinstance(x, np.ndarray):
         raise TypeError(f"x must be a numpy array, got {type(x).__name__}")
@@ -623,7 +732,13 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
     head_dim = x.shape[-1]
     if head_dim == 0 or head_dim % 2:
         raise ValueError(f"x's last axis (head_dim) must be even and > 0, got {head_dim}")
-    half = head_dim // 2
+    rotary_dim = check_optional(check_int, "rotary_dim", rotary_dim)
+    if rotary_dim is not None and not (2 <= rotary_dim <= head_dim and rotary_dim % 2 == 0):
+        raise ValueError(
+            f"rotary_dim must be even, >= 2 and <= head_dim ({head_dim}), got {rotary_dim}"
+        )
+    width = head_dim if rotary_dim is None else rotary_dim
+    half = width // 2
     pos = check_positions("positions", positions)
     if len(pos) != x.shape[-2]:
         raise ValueError(
@@ -632,14 +747,19 @@ def apply_rope(x, positions, inv_freq, *, layout="halves", attention_factor=1.0)
         )
     freq = check_array("inv_freq", inv_freq, ndim=1, minimum=0)
     if freq.shape != (half,):
+        what = "head_dim/2" if rotary_dim is None else "rotary_dim/2"
         raise ValueError(
-            f"inv_freq must have head_dim/2 = {half} entries (one per pair), got shape {freq.shape}"
+            f"inv_freq must have {what} = {half} entries (one per pair), got shape {freq.shape}"
         )
     layout = check_choice("layout", layout, LAYOUTS)
     scale = check_float("attention_factor", attention_factor, greater_than=0.0)
 
     rot = _cached_phasors(pos, freq, scale, _complex_dtype(x.dtype))  # (seq, half)
-    return _rotate_pairs(x, rot, layout)
+    if width == head_dim:
+        return _rotate_pairs(x, rot, layout)
+    out = x.copy()  # the dimensions after rotary_dim pass through
+    out[..., :width] = _rotate_pairs(x[..., :width], rot, layout)
+    return out
 
 
 def _complex_dtype(dtype) -> type:

@@ -169,6 +169,17 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
         ({"rope_type": "linear", "factor": NAN}, ValueError),
         ({**YARN, "beta_fast": INF}, ValueError),
     ],
+    # a model's config.json as a dict (rope_settings, config_rope_frequencies)
+    "config": lambda v: [
+        ("config.json", TypeError),
+        (None, TypeError),
+        ({"head_dim": True, "rope_theta": 1e4}, TypeError),
+        ({"head_dim": 8, "rope_theta": "1e4"}, TypeError),
+        ({"head_dim": 8, "rope_scaling": {"rope_type": "no-such-type"}}, ValueError),
+        ({"head_dim": 8, "rope_scaling": {"rope_type": "linear", "factor": NAN}}, ValueError),
+        ({"head_dim": 8, "rope_theta": INF}, ValueError),
+        ({"hidden_size": 64}, ValueError),
+    ],
 }
 
 #: Kinds whose arguments need an ``empty`` decision.
@@ -650,7 +661,121 @@ CALLS: dict[str, tuple[Call, ...]] = {
             empty={"positions": "result"},
         ),
     ),
+    "mrope_position_ids": (
+        Call(
+            pe.mrope_position_ids,
+            {"text_lengths": [3, 2], "image_grids": [[4, 6]], "spatial_merge_size": 2},
+            {"text_lengths": "int array", "image_grids": "int array", "spatial_merge_size": INT},
+            # one text run more than images: no runs, or a missing image, is a mismatch
+            empty={"text_lengths": "error", "image_grids": "error"},
+        ),
+    ),
+    "mrope_pair_axes": (
+        Call(
+            pe.mrope_pair_axes,
+            {"mrope_section": [6, 5, 5], "interleaved": True},
+            {"mrope_section": "int array", "interleaved": "bool"},
+            empty={"mrope_section": "error"},
+        ),
+    ),
+    "apply_mrope": (
+        Call(
+            pe.apply_mrope,
+            {
+                "x": np.ones((2, 5, 8)),
+                "position_ids": [[0, 1, 1, 1, 3], [0, 1, 1, 2, 3], [0, 1, 2, 1, 3]],
+                "inv_freq": np.array([1.0, 0.1, 0.01, 0.001]),
+                "mrope_section": [2, 1, 1],
+                "interleaved": False,
+                "layout": "halves",
+                "attention_factor": 1.0,
+            },
+            {
+                "x": "ndarray",
+                "position_ids": "array",
+                "inv_freq": "array",
+                "mrope_section": "int array",
+                "interleaved": "bool",
+                "layout": "choice",
+                "attention_factor": FLOAT,
+            },
+            # no rows in a batch: an empty batch; no ids, frequencies or sections: a mismatch
+            empty={
+                "x": "result",
+                "position_ids": "error",
+                "inv_freq": "error",
+                "mrope_section": "error",
+            },
+        ),
+    ),
+    "patch_grid_positions": (
+        Call(pe.patch_grid_positions, {"height": 2, "width": 3}, {"height": INT, "width": INT}),
+    ),
+    "rope_2d_frequencies": (
+        Call(pe.rope_2d_frequencies, {"head_dim": 16, "base": 10000.0}, {"head_dim": INT, **BASE}),
+    ),
+    "apply_rope_2d": (
+        Call(
+            pe.apply_rope_2d,
+            {
+                "x": np.ones((2, 4, 8)),
+                "positions": [[0, 0, 1, 1], [0, 1, 0, 1]],
+                "inv_freq": np.array([1.0, 0.01, 0.1, 0.001]),
+                "layout": "halves",
+            },
+            {"x": "ndarray", "positions": "array", "inv_freq": "array", "layout": "choice"},
+            empty={"x": "result", "positions": "error", "inv_freq": "error"},
+        ),
+    ),
 }
+
+#: RoPE settings read from a model's config.json (pe_explained.hf_config).
+ROPE_CONFIG = {
+    "head_dim": 8,
+    "max_position_embeddings": 256,
+    "rope_theta": 10000.0,
+    "rope_scaling": YARN,
+}
+CALLS["rope_settings"] = (Call(pe.rope_settings, {"config": ROPE_CONFIG}, {"config": "config"}),)
+CALLS["config_rope_frequencies"] = (
+    Call(
+        pe.config_rope_frequencies,
+        {"config": ROPE_CONFIG, "layer_type": "default", "seq_len": 16},
+        {"config": "config", "layer_type": "choice", "seq_len": "int?"},
+    ),
+)
+# partial rotation: the share of rotated dims, and apply_rope's rotary_dim
+CALLS["rope_frequencies"] += (
+    Call(
+        pe.rope_frequencies,
+        {**ROPE_KWARGS, "head_dim": 16, "partial_rotary_factor": 0.5},
+        {**ROPE_KINDS, "partial_rotary_factor": "float?"},
+        label="partial",
+    ),
+)
+CALLS["apply_rope"] += (
+    Call(
+        pe.apply_rope,
+        {
+            "x": np.ones((2, 3, 8)),
+            "positions": 3,
+            "inv_freq": np.array([1.0, 0.01]),
+            "layout": "interleaved",
+            "attention_factor": 1.0,
+            "rotary_dim": 4,
+        },
+        {
+            "x": "ndarray",
+            "positions": "positions",
+            "inv_freq": "array",
+            "layout": "choice",
+            "attention_factor": FLOAT,
+            "rotary_dim": "int?",
+        },
+        empty={"x": "result", "positions": "error", "inv_freq": "error"},
+        label="partial",
+    ),
+)
 
 
 def _is_str_tuple(value) -> bool:

@@ -268,3 +268,48 @@ def test_pair_groups_reject_bad_scaling(scaling, error):
 
     with pytest.raises(error, match="scaling"):
         rope_pair_groups(8, scaling=scaling)
+
+
+# --- partial rotation (rotary_dim) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["halves", "interleaved"])
+def test_partial_rotation_rotates_the_first_dims_and_passes_the_rest(layout):
+    x = RNG.standard_normal((2, 9, 20))
+    inv_freq, _ = rope_frequencies(20, partial_rotary_factor=0.4)  # 8 rotated dims, 4 pairs
+    out = apply_rope(x, 9, inv_freq, layout=layout, rotary_dim=8, attention_factor=1.5)
+    # the rotated part is apply_rope of the first 8 dims on its own; the rest is untouched
+    part = apply_rope(x[..., :8], 9, inv_freq, layout=layout, attention_factor=1.5)
+    np.testing.assert_array_equal(out[..., :8], part)
+    np.testing.assert_array_equal(out[..., 8:], x[..., 8:])
+
+
+def test_partial_rotation_pairs_within_the_rotated_part_by_hand():
+    # head_dim 6, rotary_dim 4, halves: pairs (0, 2) at ω = 1 and (1, 3) at ω = 0.01
+    x = np.array([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
+    c0, s0, c1, s1 = np.cos(3), np.sin(3), np.cos(0.03), np.sin(0.03)
+    expected = [[1 * c0 - 3 * s0, 2 * c1 - 4 * s1, 1 * s0 + 3 * c0, 2 * s1 + 4 * c1, 5.0, 6.0]]
+    np.testing.assert_allclose(apply_rope(x, [3], [1.0, 0.01], rotary_dim=4), expected, rtol=1e-14)
+
+
+def test_rotary_dim_none_or_head_dim_is_the_whole_head():
+    x = RNG.standard_normal((4, 16)).astype(np.float32)
+    inv_freq, _ = rope_frequencies(16)
+    whole = apply_rope(x, 4, inv_freq)
+    np.testing.assert_array_equal(apply_rope(x, 4, inv_freq, rotary_dim=16), whole)
+    assert whole.dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "rotary_dim,inv_freq,error,match",
+    [
+        (5, [1.0, 0.1], ValueError, "rotary_dim must be even"),
+        (0, [1.0], ValueError, "rotary_dim must be even, >= 2"),
+        (10, [1.0] * 5, ValueError, "<= head_dim"),
+        (4.0, [1.0, 0.1], TypeError, "rotary_dim"),
+        (4, [1.0, 0.1, 0.01], ValueError, "rotary_dim/2 = 2 entries"),
+    ],
+)
+def test_bad_rotary_dim(rotary_dim, inv_freq, error, match):
+    with pytest.raises(error, match=match):
+        apply_rope(np.ones((3, 8)), 3, inv_freq, rotary_dim=rotary_dim)

@@ -350,3 +350,72 @@ def test_ntk_aware_base_function_matches_the_dynamic_type_at_slope_one():
     )
     with pytest.raises(ValueError, match="factor"):
         ntk_aware_base(10000.0, 0.5, 128)
+
+
+# --- partial rotation and proportional RoPE -------------------------------------------
+
+
+@pytest.mark.parametrize("head_dim,share", [(80, 0.4), (64, 0.25), (128, 0.5), (96, 0.75)])
+def test_partial_rotary_factor_runs_the_ladder_over_the_rotated_dims(head_dim, share):
+    # Hugging Face: dim = int(head_dim · partial_rotary_factor); inv_freq_i = base^(−2i/dim)
+    dim = int(head_dim * share)
+    inv_freq, factor = rope_frequencies(head_dim, partial_rotary_factor=share)
+    close(inv_freq, ref_default(dim, 10000.0))
+    assert factor == 1.0
+    in_dict, _ = rope_frequencies(
+        head_dim, scaling={"rope_type": "default", "partial_rotary_factor": share}
+    )
+    np.testing.assert_array_equal(in_dict, inv_freq)
+
+
+def test_partial_rotary_factor_with_scaling_uses_the_rotated_width():
+    scaling = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 2048}
+    inv_freq, _ = rope_frequencies(128, base=1e6, scaling=scaling, partial_rotary_factor=0.5)
+    close(inv_freq, ref_yarn(64, 1e6, 8.0, 2048))
+    dyn = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 1024}
+    inv_freq, _ = rope_frequencies(64, scaling=dyn, seq_len=4096, partial_rotary_factor=0.25)
+    close(inv_freq, ref_dynamic(16, 10000.0, 2.0, 1024, 4096))
+
+
+def test_proportional_zeroes_the_slowest_pairs():
+    # Gemma 4's global layers: head_dim 512, 25 % → the fastest 64 of 256 pairs turn,
+    # at base^(−2i/512) (the ladder spans the whole head); the others get frequency 0
+    scaling = {"rope_type": "proportional", "partial_rotary_factor": 0.25}
+    inv_freq, factor = rope_frequencies(512, base=1e6, scaling=scaling)
+    plain = np.array(ref_default(512, 1e6))
+    close(inv_freq[:64], plain[:64])
+    assert inv_freq.shape == (256,) and np.all(inv_freq[64:] == 0.0) and factor == 1.0
+    # without partial_rotary_factor it is plain RoPE; with factor every frequency is divided
+    close(rope_frequencies(16, scaling={"rope_type": "proportional"})[0], ref_default(16, 1e4))
+    halved, _ = rope_frequencies(16, scaling={"rope_type": "proportional", "factor": 2.0})
+    close(halved, [w / 2 for w in ref_default(16, 1e4)])
+
+
+@pytest.mark.parametrize(
+    "head_dim,kwargs,error,match",
+    [
+        (8, {"partial_rotary_factor": 0.0}, ValueError, "partial_rotary_factor must be > 0"),
+        (8, {"partial_rotary_factor": 1.5}, ValueError, "partial_rotary_factor must be <= 1"),
+        (8, {"partial_rotary_factor": "0.5"}, TypeError, "partial_rotary_factor"),
+        (10, {"partial_rotary_factor": 0.3}, ValueError, r"even number >= 2 .* = 3"),
+        (8, {"partial_rotary_factor": 0.1}, ValueError, r"even number >= 2 .* = 0"),
+        (
+            8,
+            {
+                "partial_rotary_factor": 0.5,
+                "scaling": {"rope_type": "default", "partial_rotary_factor": 1},
+            },
+            ValueError,
+            "differ",
+        ),
+        (
+            8,
+            {"scaling": {"rope_type": "default", "partial_rotary_factor": 0.1}},
+            ValueError,
+            r"scaling\['partial_rotary_factor'\] must leave",
+        ),
+    ],
+)
+def test_bad_partial_rotary_factor(head_dim, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        rope_frequencies(head_dim, **kwargs)

@@ -1,0 +1,485 @@
+"""A model's RoPE settings, read from its Hugging Face ``config.json``.
+
+A released model states its rotary embedding in its configuration, in one of two
+shapes that ``transformers`` reads:
+
+* **v4** (most configs on the Hub): ``rope_theta`` at the top level and, for a
+  context-extension method, a ``rope_scaling`` dict with ``"rope_type"`` (older
+  files: ``"type"``) and the method's keys, e.g. Llama 3.1::
+
+      {"rope_theta": 500000.0, "max_position_embeddings": 131072,
+       "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                        "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}
+
+* **v5** (written by transformers 5): one ``rope_parameters`` dict holding
+  ``rope_theta`` too, or, for models whose layer types differ (sliding-window
+  and global attention), one such dict per layer type, keyed by the names in
+  ``layer_types``::
+
+      {"layer_types": ["sliding_attention", …, "full_attention"],
+       "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                           "full_attention": {"rope_type": "proportional",
+                                              "partial_rotary_factor": 0.25,
+                                              "rope_theta": 1000000.0}}}
+
+:func:`rope_settings` turns either shape into one :class:`RopeSettings` per
+layer type, filling in what the file leaves out where ``transformers`` fills it
+in (``RotaryEmbeddingConfigMixin.standardize_rope_params`` and the
+``ROPE_INIT_FUNCTIONS`` of ``modeling_rope_utils.py``);
+:func:`config_rope_frequencies` gives the frequencies and the attention factor
+the model's rotary embedding holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from ._checks import check_base, check_choice, check_float, check_int
+from .rope import _frequencies, _scaling_dict, rope_frequencies
+
+__all__ = ["ALL_LAYERS", "RopeSettings", "config_rope_frequencies", "rope_settings"]
+
+#: The layer-type key of a model whose layers all share one RoPE (no per-type dicts).
+ALL_LAYERS = "default"
+
+#: ``rope_theta`` when a config gives none: ``RotaryEmbeddingConfigMixin.default_theta``.
+DEFAULT_THETA = 10000.0
+
+#: Gemma 3's own defaults (``Gemma3TextConfig.default_theta``): its v4 configs give the
+#: global layers' base as ``rope_theta`` and the sliding layers' as ``rope_local_base_freq``.
+_GEMMA3_TYPES = frozenset({"gemma3", "gemma3_text"})
+_GEMMA3_THETA = {"full_attention": 1_000_000.0, "sliding_attention": 10_000.0}
+
+#: Types whose formula reads the pre-training context, which transformers fills in from
+#: the top-level ``original_max_position_embeddings`` (Phi-3) or ``max_position_embeddings``.
+_NEEDS_CONTEXT = ("llama3", "yarn", "longrope")
+
+#: Keys some models keep in their RoPE dict for other purposes (transformers'
+#: ``ignore_keys_at_rope_validation``): kept in ``RopeSettings.extra``, not used here.
+_EXTRA_KEYS = frozenset(
+    {
+        "interleaved",
+        "llama_4_scaling_beta",
+        "max_position_embeddings",
+        "mrope_interleaved",
+        "mrope_section",
+    }
+)
+
+#: ``model_type`` values whose transformers code pairs dimensions 2j and 2j + 1
+#: (``repeat_interleave`` of the frequencies, or ``x[..., 0::2]``); the others use
+#: ``rotate_half``. DeepSeek-V3 interleaves unless its config sets ``rope_interleave``.
+_INTERLEAVED_MODEL_TYPES = frozenset(
+    {
+        "codegen",
+        "cohere",
+        "cohere2",
+        "cohere2_moe",
+        "deepseek_v3",
+        "ernie4_5",
+        "ernie4_5_moe",
+        "glm",
+        "glm4",
+        "gptj",
+        "helium",
+    }
+)
+
+
+@dataclass(frozen=True)
+class RopeSettings:
+    """The RoPE of one layer type, as the model's rotary embedding uses it.
+
+    Attributes
+    ----------
+    layer_type : str
+        ``"full_attention"``, ``"sliding_attention"``, … or :data:`ALL_LAYERS`.
+    rope_type : str
+        One of :data:`pe_explained.ROPE_TYPES` (Qwen2-VL's ``"mrope"`` is
+        ``"default"`` here: its frequencies are plain RoPE's).
+    rope_theta : float
+        The base of the frequency ladder.
+    head_dim : int
+        Width of one attention head.
+    rotary_dim : int
+        Dimensions :func:`~pe_explained.apply_rope` rotates (``rotary_dim=``):
+        ``int(head_dim · partial_rotary_factor)``; all of ``head_dim`` for
+        ``"proportional"``, whose slow pairs turn at frequency 0.
+    partial_rotary_factor : float
+        1.0 unless the config sets it.
+    scaling : mapping or None
+        The method's parameters in the library's spelling, for
+        :func:`~pe_explained.rope_frequencies` (``scaling=``); None for plain RoPE.
+    max_position_embeddings, original_max_position_embeddings : int or None
+        The context lengths the formula reads (None where the config gives none
+        and the type needs none).
+    layout : {"halves", "interleaved"}
+        How the model's code pairs dimensions (from ``model_type`` and
+        ``rope_interleave``; "halves" unless known otherwise).
+    extra : mapping
+        Model-specific keys of the RoPE dict kept as given (``mrope_section``, …).
+    """
+
+    layer_type: str
+    rope_type: str
+    rope_theta: float
+    head_dim: int
+    rotary_dim: int
+    partial_rotary_factor: float
+    scaling: Mapping | None
+    max_position_embeddings: int | None
+    original_max_position_embeddings: int | None
+    layout: str
+    extra: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+    def frequencies(self, seq_len=None) -> tuple[np.ndarray, float]:
+        """``(inv_freq, attention_factor)`` at sequence length ``seq_len``, as
+        :func:`~pe_explained.rope_frequencies` computes them."""
+        return rope_frequencies(
+            self.head_dim,
+            base=self.rope_theta,
+            scaling=None if self.scaling is None else dict(self.scaling),
+            seq_len=seq_len,
+            partial_rotary_factor=self.partial_rotary_factor,
+        )
+
+
+def _optional_int(cfg: Mapping, key: str, path: str) -> int | None:
+    value = cfg.get(key)
+    return None if value is None else check_int(f"{path}[{key!r}]", value, minimum=1)
+
+
+def _head_dim(cfg: Mapping, path: str) -> int:
+    """``head_dim`` (DeepSeek: ``qk_rope_head_dim``), else hidden_size // num_attention_heads."""
+    for key in ("qk_rope_head_dim", "head_dim"):  # DeepSeek-V2/V3 set head_dim to the first
+        if cfg.get(key) is not None:
+            value, name = check_int(f"{path}[{key!r}]", cfg[key], minimum=1), f"{path}[{key!r}]"
+            break
+    else:
+        if cfg.get("hidden_size") is None or cfg.get("num_attention_heads") is None:
+            raise ValueError(
+                f"{path} must give 'head_dim', or 'hidden_size' and 'num_attention_heads' "
+                "(head_dim = hidden_size // num_attention_heads)"
+            )
+        hidden = check_int(f"{path}['hidden_size']", cfg["hidden_size"], minimum=1)
+        heads = check_int(f"{path}['num_attention_heads']", cfg["num_attention_heads"], minimum=1)
+        value, name = hidden // heads, f"{path}['hidden_size'] // {path}['num_attention_heads']"
+    if value % 2:
+        raise ValueError(f"{name} (head_dim) must be even for RoPE, got {value}")
+    return value
+
+
+def _text_part(config: Mapping) -> tuple[Mapping, str]:
+    """The part of the config that holds the language model's RoPE, and its name."""
+    rope_keys = (
+        "rope_parameters",
+        "rope_scaling",
+        "rope_theta",
+        "rope_local_base_freq",
+        "rotary_emb_base",
+    )
+    text = config.get("text_config")
+    if not any(k in config for k in rope_keys) and isinstance(text, Mapping):
+        return text, "config['text_config']"
+    return config, "config"
+
+
+def _layer_types(cfg: Mapping, path: str) -> list[str] | None:
+    value = cfg.get("layer_types")
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{path}['layer_types'] must be a list of strings, got {value!r}")
+    for item in value:
+        if not isinstance(item, str):
+            raise TypeError(f"{path}['layer_types'] must hold strings, got {item!r}")
+    return list(value)
+
+
+def _head_dim_overrides(cfg: Mapping, path: str, layer_types) -> dict[str, int]:
+    """Layer type → head_dim where it differs from the config's (Gemma 4's global layers).
+
+    Gemma 4's own files give ``global_head_dim``; a config saved by transformers gives
+    ``per_layer_config``, layer index → overrides such as ``{"head_dim": 512}``.
+    """
+    out = {}
+    if cfg.get("global_head_dim") is not None:
+        out["full_attention"] = check_int(
+            f"{path}['global_head_dim']", cfg["global_head_dim"], minimum=2
+        )
+    per_layer = cfg.get("per_layer_config")
+    if isinstance(per_layer, Mapping) and layer_types:
+        for index, overrides in per_layer.items():
+            if not isinstance(overrides, Mapping) or overrides.get("head_dim") is None:
+                continue
+            name = f"{path}['per_layer_config'][{index!r}]['head_dim']"
+            if not str(index).isdigit():
+                raise ValueError(
+                    f"{path}['per_layer_config'] keys must be layer indices, got {index!r}"
+                )
+            position = int(index)
+            if position >= len(layer_types):
+                raise ValueError(f"{name}: layer {position} is beyond config['layer_types']")
+            kind, value = layer_types[position], check_int(name, overrides["head_dim"], minimum=2)
+            if out.setdefault(kind, value) != value:
+                raise ValueError(f"{name} = {value} differs from other {kind!r} layers'")
+    return out
+
+
+def _entries(cfg: Mapping, path: str) -> list[tuple[str, Mapping | None, str, dict]]:
+    """``(layer_type, rope dict, its name, defaults)`` for every layer type of the config.
+
+    ``defaults`` holds what the dict inherits when it lacks a key: ``rope_theta`` and
+    ``partial_rotary_factor`` (with the names of where they come from) and
+    ``head_dim`` overrides.
+    """
+    if cfg.get("rope_scaling"):  # v4; transformers lets it win over rope_parameters
+        rope, where = cfg["rope_scaling"], f"{path}['rope_scaling']"
+    else:
+        rope, where = cfg.get("rope_parameters") or {}, f"{path}['rope_parameters']"
+    if not isinstance(rope, Mapping):
+        raise TypeError(f"{where} must be a dict, got {type(rope).__name__}")
+    layer_types = _layer_types(cfg, path)
+    top = {}  # GPT-NeoX's files name the two rotary_emb_base and rotary_pct
+    for key, alias in (("rope_theta", "rotary_emb_base"), ("partial_rotary_factor", "rotary_pct")):
+        for name in (key, alias):
+            if cfg.get(name) is not None and key not in top:
+                top[key] = (cfg[name], f"{path}[{name!r}]")
+    nested = [key for key in rope if key in (layer_types or ())]
+    if not nested and layer_types is None and rope:
+        if all(isinstance(v, Mapping) or v is None for v in rope.values()):
+            nested = list(rope)  # per-type dicts without a layer_types list
+    if nested:  # v5, one dict per layer type
+        head_dims = _head_dim_overrides(cfg, path, layer_types)
+        return [
+            (key, rope[key], f"{where}[{key!r}]", {**top, "head_dim": head_dims.get(key)})
+            for key in nested
+        ]
+    gemma3 = "rope_local_base_freq" in cfg or cfg.get("model_type") in _GEMMA3_TYPES
+    if gemma3:  # Gemma 3's v4 shape: the scaling dict and rope_theta belong to global layers
+        local = cfg.get("rope_local_base_freq", _GEMMA3_THETA["sliding_attention"])
+        by_type = {
+            "full_attention": (
+                rope or {"rope_type": "default"},
+                where,
+                {"rope_theta": top.get("rope_theta", (_GEMMA3_THETA["full_attention"], None))},
+            ),
+            "sliding_attention": (
+                {"rope_type": "default"},
+                f"{path}['rope_local_base_freq']",
+                {"rope_theta": (local, f"{path}['rope_local_base_freq']")},
+            ),
+        }
+        names = [t for t in by_type if layer_types is None or t in layer_types]
+        return [(t, *by_type[t]) for t in names]
+    if not rope and "rope_theta" not in top:
+        raise ValueError(
+            f"{path} has no RoPE settings: none of 'rope_parameters', 'rope_scaling', "
+            "'rope_theta', 'rotary_emb_base' (a model without rotary embeddings?)"
+        )
+    return [(ALL_LAYERS, rope or {"rope_type": "default"}, where, {**top, "flat": True})]
+
+
+def _layout(cfg: Mapping, path: str) -> str:
+    if cfg.get("rope_interleave") is not None:
+        if not isinstance(cfg["rope_interleave"], bool):
+            raise TypeError(f"{path}['rope_interleave'] must be true or false")
+        return "interleaved" if cfg["rope_interleave"] else "halves"
+    return "interleaved" if cfg.get("model_type") in _INTERLEAVED_MODEL_TYPES else "halves"
+
+
+def _settings(layer_type, entry, where, inherited, cfg, path) -> RopeSettings:
+    """One layer type's :class:`RopeSettings`, every value checked under its config name."""
+    if not isinstance(entry, Mapping):
+        raise TypeError(f"{where} must be a dict or null, got {type(entry).__name__}")
+    params = dict(entry)
+    extra = {key: params.pop(key) for key in _EXTRA_KEYS & params.keys()}
+    if params.get("rope_type", params.get("type")) == "mrope":  # Qwen2-VL: plain frequencies
+        params.pop("type", None)
+        params["rope_type"] = "default"
+    params.setdefault("rope_type", params.pop("type", "default"))
+    rope_type = params["rope_type"]
+
+    theta, theta_name = params.pop("rope_theta", None), f"{where}['rope_theta']"
+    if theta is None:
+        theta, theta_name = inherited.get("rope_theta", (DEFAULT_THETA, None))
+    theta = check_base(theta_name or "rope_theta", theta)
+    share, share_name = (
+        params.pop("partial_rotary_factor", None),
+        f"{where}['partial_rotary_factor']",
+    )
+    if share is None:
+        share, share_name = inherited.get("partial_rotary_factor", (1.0, "partial_rotary_factor"))
+    share = check_float(share_name, share, greater_than=0.0, at_most=1.0)
+    head_dim = inherited.get("head_dim") or _head_dim(cfg, path)
+    max_pos = _optional_int(cfg, "max_position_embeddings", path)
+
+    # the context each type reads, where transformers reads it
+    context = params.pop("original_max_position_embeddings", None)
+    if rope_type == "dynamic":  # _compute_dynamic_ntk_parameters: max_position_embeddings
+        if max_pos is None:
+            raise ValueError(f"{path}['max_position_embeddings'] is needed by rope_type 'dynamic'")
+        context = max_pos
+    elif rope_type in _NEEDS_CONTEXT:
+        if inherited.get("flat") and cfg.get("original_max_position_embeddings") is not None:
+            context = cfg["original_max_position_embeddings"]  # Phi-3: the top level wins
+        if context is None:
+            context = max_pos
+        if context is None:
+            raise ValueError(
+                f"{where} for rope_type {rope_type!r} needs 'original_max_position_embeddings' "
+                f"(or {path}['max_position_embeddings'])"
+            )
+        context = check_int(f"{where}['original_max_position_embeddings']", context, minimum=1)
+    else:
+        context = None
+    if context is not None:
+        params["original_max_position_embeddings"] = context
+    if rope_type in ("yarn", "longrope") and params.get("factor") is None:
+        if rope_type == "yarn" or params.get("attention_factor") is None:
+            if max_pos is None:
+                raise ValueError(
+                    f"{where}['factor'] is null: rope_type {rope_type!r} derives it as "
+                    f"{path}['max_position_embeddings'] / original_max_position_embeddings, "
+                    "which the config does not give"
+                )
+            params["factor"] = max_pos / context  # as transformers derives it
+        else:
+            params.pop("factor", None)
+
+    rope_type, lib = _scaling_dict(params, where)
+    inv_freq, _ = _frequencies(
+        head_dim, theta, rope_type, dict(lib), None, share, share_name, where
+    )
+    return RopeSettings(
+        layer_type=layer_type,
+        rope_type=rope_type,
+        rope_theta=theta,
+        head_dim=head_dim,
+        rotary_dim=2 * len(inv_freq),
+        partial_rotary_factor=share,
+        scaling=None
+        if rope_type == "default"
+        else MappingProxyType({"rope_type": rope_type, **lib}),
+        max_position_embeddings=max_pos,
+        original_max_position_embeddings=context,
+        layout=_layout(cfg, path),
+        extra=MappingProxyType(extra),
+    )
+
+
+def rope_settings(config) -> dict[str, RopeSettings | None]:
+    """The RoPE of every layer type of a model, from its ``config.json`` as a dict.
+
+    Reads both shapes ``transformers`` reads (see the module's docstring) and
+    fills in what the file leaves out as ``transformers``'
+    ``standardize_rope_params`` and ``_compute_*_parameters`` functions do:
+
+    * the language model's part of a multimodal config (``text_config``) when
+      the top level holds no RoPE keys;
+    * ``rope_type``: ``"rope_type"``, else the legacy ``"type"``, else
+      ``"default"``; Qwen2-VL's ``"mrope"`` has plain RoPE frequencies;
+    * ``rope_theta``: the dict's, else the top level's (GPT-NeoX:
+      ``rotary_emb_base``), else 10000
+      (Gemma 3's v4 configs: ``rope_theta`` for global layers, default 10⁶, and
+      ``rope_local_base_freq`` for sliding ones, default 10⁴);
+    * ``partial_rotary_factor``: the dict's, else the top level's (GPT-NeoX:
+      ``rotary_pct``), else 1;
+    * ``head_dim``: ``head_dim`` (DeepSeek: ``qk_rope_head_dim``; Gemma 4's
+      global layers: ``global_head_dim``), else ``hidden_size //
+      num_attention_heads``;
+    * ``original_max_position_embeddings`` for ``"llama3"``, ``"yarn"`` and
+      ``"longrope"``: the top level's for a single dict (Phi-3 keeps it there),
+      else the dict's, else ``max_position_embeddings``; ``"dynamic"`` always
+      uses ``max_position_embeddings``, as ``_compute_dynamic_ntk_parameters`` does;
+    * ``factor`` of ``"yarn"`` and ``"longrope"`` when null or absent:
+      ``max_position_embeddings / original_max_position_embeddings``.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json``, loaded (``json.load``).
+
+    Returns
+    -------
+    dict
+        Layer type → :class:`RopeSettings` (``None`` for a layer type whose
+        dict is null: no RoPE there). A model whose layers share one RoPE has the
+        single key :data:`ALL_LAYERS` (``"default"``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the config key and the rule: an unknown ``rope_type`` (the
+        message lists the known ones), a missing key, a key the type does not
+        read, a value of the wrong kind.
+
+    Examples
+    --------
+    >>> llama31 = {"rope_theta": 500000.0, "hidden_size": 4096, "num_attention_heads": 32,
+    ...            "max_position_embeddings": 131072,
+    ...            "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+    ...                             "high_freq_factor": 4.0,
+    ...                             "original_max_position_embeddings": 8192}}
+    >>> s = rope_settings(llama31)["default"]
+    >>> s.rope_type, s.rope_theta, s.head_dim, s.rotary_dim, s.layout
+    ('llama3', 500000.0, 128, 128, 'halves')
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
+        )
+    cfg, path = _text_part(config)
+    out: dict[str, RopeSettings | None] = {}
+    for layer_type, entry, where, inherited in _entries(cfg, path):
+        out[layer_type] = (
+            None if entry is None else _settings(layer_type, entry, where, inherited, cfg, path)
+        )
+    return out
+
+
+def config_rope_frequencies(config, *, layer_type=None, seq_len=None):
+    """``(inv_freq, attention_factor)`` of a model's rotary embedding, from its config.
+
+    The numbers a ``transformers`` model's rotary embedding holds as its
+    ``inv_freq`` (or ``<layer_type>_inv_freq``) buffer and its
+    ``attention_scaling`` (the multiplier on cos and sin), computed in float64.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json``, loaded; read by :func:`rope_settings`.
+    layer_type : str, optional
+        Which layer type (``"full_attention"``, ``"sliding_attention"``, …);
+        may be omitted when the model has a single one.
+    seq_len : int, optional
+        Current sequence length (``"dynamic"`` and ``"longrope"`` read it).
+
+    Returns
+    -------
+    inv_freq : ndarray, shape (rotary_dim // 2,), float64
+    attention_factor : float
+
+    Examples
+    --------
+    >>> phi2 = {"hidden_size": 2560, "num_attention_heads": 32, "rope_theta": 10000.0,
+    ...         "partial_rotary_factor": 0.4}
+    >>> inv_freq, attention_factor = config_rope_frequencies(phi2)
+    >>> len(inv_freq), float(inv_freq[1]), attention_factor   # 32 of 80 dims rotated
+    (16, 0.5623413251903491, 1.0)
+    """
+    settings = rope_settings(config)
+    if layer_type is None:
+        if len(settings) != 1:
+            options = ", ".join(repr(t) for t in settings)
+            raise ValueError(f"layer_type must name one of {options} (the config has several)")
+        (layer_type,) = settings
+    layer_type = check_choice("layer_type", layer_type, settings)
+    chosen = settings[layer_type]
+    if chosen is None:
+        raise ValueError(f"layer_type {layer_type!r} has no RoPE (its rope_parameters are null)")
+    return chosen.frequencies(seq_len)
