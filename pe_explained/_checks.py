@@ -26,6 +26,7 @@ __all__ = [
     "check_offsets",
     "check_float_dtype",
     "check_storage_float_dtype",
+    "check_rotary_input",
     "check_choice",
     "check_bool",
 ]
@@ -252,6 +253,23 @@ def check_float_dtype(name: str, value) -> np.dtype:
     if dtype.kind != "f":
         raise TypeError(f"{name} must be a float dtype such as numpy.float32, got {dtype}")
     return dtype
+
+
+def check_rotary_input(name: str, value) -> np.ndarray:
+    """Queries or keys to rotate: a float numpy array (…, seq, head_dim), head_dim even.
+
+    NaN and inf are allowed: they pass through to the rows that hold them, as in any
+    arithmetic, and scanning every activation would cost a pass over the array.
+    """
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array, got {type(value).__name__}")
+    check_array(name, value, kind="float", finite=False)
+    if value.ndim < 2:
+        raise ValueError(f"{name} must have shape (..., seq, head_dim), got shape {value.shape}")
+    head_dim = value.shape[-1]
+    if head_dim == 0 or head_dim % 2:
+        raise ValueError(f"{name}'s last axis (head_dim) must be even and > 0, got {head_dim}")
+    return value
 
 
 def check_storage_float_dtype(name: str, value) -> np.dtype:

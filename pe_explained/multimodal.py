@@ -38,6 +38,7 @@ from ._checks import (
     check_float,
     check_int,
     check_positive_even_int,
+    check_rotary_input,
 )
 from .rope import _complex_dtype, _rotate_pairs, rope_frequencies
 from .sinusoidal import LAYOUTS
@@ -54,20 +55,6 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # Shared: rotate every pair by the coordinate it is assigned
 # ---------------------------------------------------------------------------
-
-
-def _check_rows(x) -> int:
-    """``x`` as in :func:`~pe_explained.apply_rope`: a float array (…, seq, head_dim)."""
-    if not isinstance(x, np.ndarray):
-        raise TypeError(f"x must be a numpy array, got {type(x).__name__}")
-    # NaN or inf in x pass through to their own rows, as in apply_rope
-    check_array("x", x, kind="float", finite=False)
-    if x.ndim < 2:
-        raise ValueError(f"x must have shape (..., seq, head_dim), got shape {x.shape}")
-    head_dim = x.shape[-1]
-    if head_dim == 0 or head_dim % 2:
-        raise ValueError(f"x's last axis (head_dim) must be even and > 0, got {head_dim}")
-    return head_dim
 
 
 def _check_coordinates(name: str, value, n_axes: int, seq: int) -> np.ndarray:
@@ -320,7 +307,7 @@ def apply_mrope(
     >>> apply_mrope(x, [[3], [4], [5]], [1.0, 1.0, 1.0], mrope_section=[1, 1, 1]).round(4).tolist()
     [[-0.99, -0.6536, 0.2837, 0.1411, -0.7568, -0.9589]]
     """
-    head_dim = _check_rows(x)
+    head_dim = check_rotary_input("x", x).shape[-1]
     ids = _check_coordinates("position_ids", position_ids, 3, x.shape[-2])
     freq = _check_inv_freq(inv_freq, head_dim // 2)
     section = _check_section(mrope_section)
@@ -429,7 +416,7 @@ def apply_rope_2d(x, positions, inv_freq, *, layout="halves") -> np.ndarray:
     >>> apply_rope_2d(x, [[2], [3]], [1.0, 0.1]).round(4).tolist()
     [[-0.4161, 0.9553, 0.9093, 0.2955]]
     """
-    head_dim = _check_rows(x)
+    head_dim = check_rotary_input("x", x).shape[-1]
     if head_dim % 4:
         raise ValueError(
             f"x's last axis (head_dim) must be a multiple of 4 for 2-D RoPE, got {head_dim}"

@@ -45,6 +45,7 @@ from ._checks import (
     check_optional,
     check_positions,
     check_positive_even_int,
+    check_rotary_input,
 )
 from .sinusoidal import LAYOUTS
 
@@ -723,15 +724,8 @@ def apply_rope(
     >>> apply_rope(q, [2], [1.0], rotary_dim=2).round(4).tolist()  # dims 2, 3 pass through
     [[-0.4161, 0.9093, 0.0, 1.0]]
     """
-    if not isinstance(x, np.ndarray):
-        raise TypeError(f"x must be a numpy array, got {type(x).__name__}")
     # NaN or inf in x pass through (documented above): no scan of every activation
-    check_array("x", x, kind="float", finite=False)
-    if x.ndim < 2:
-        raise ValueError(f"x must have shape (..., seq, head_dim), got shape {x.shape}")
-    head_dim = x.shape[-1]
-    if head_dim == 0 or head_dim % 2:
-        raise ValueError(f"x's last axis (head_dim) must be even and > 0, got {head_dim}")
+    head_dim = check_rotary_input("x", x).shape[-1]
     rotary_dim = check_optional(check_int, "rotary_dim", rotary_dim)
     if rotary_dim is not None and not (2 <= rotary_dim <= head_dim and rotary_dim % 2 == 0):
         raise ValueError(
