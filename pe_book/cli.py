@@ -12,12 +12,11 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-__all__ = ["main", "build_parser"]
+from pe_explained.cli import run_command
 
-EXIT_ERROR = 2
+__all__ = ["main", "build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,11 +62,4 @@ def _run_figure(args) -> str:
 
 def main(argv=None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    args = build_parser().parse_args(argv)  # argparse exits with status 2 on bad syntax
-    try:
-        output = _run_figure(args)
-    except (ValueError, TypeError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    print(output)
-    return 0
+    return run_command(build_parser(), _run_figure, argv)

@@ -23,7 +23,7 @@ from . import __version__
 from ._checks import check_int
 from .sinusoidal import LAYOUTS, sinusoidal
 
-__all__ = ["main", "build_parser", "format_table", "text_heatmap", "HEATMAP_CHARS"]
+__all__ = ["main", "build_parser", "run_command", "format_table", "text_heatmap", "HEATMAP_CHARS"]
 
 #: Characters from the lowest value (left) to the highest (right).
 HEATMAP_CHARS = " .:-=+*#%@"
@@ -147,13 +147,22 @@ def _run(args) -> str:
     return text_heatmap(pe) + "\n" + legend
 
 
-def main(argv=None) -> int:
-    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    args = build_parser().parse_args(argv)  # argparse exits with status 2 on bad syntax
+def run_command(parser: argparse.ArgumentParser, run, argv=None) -> int:
+    """Parse ``argv`` with ``parser``, print ``run(args)``; return the exit status.
+
+    A bad value (``ValueError``, ``TypeError``, ``OSError``) becomes one ``error:`` line
+    on stderr and status 2, never a traceback; argparse exits with status 2 on bad syntax.
+    """
+    args = parser.parse_args(argv)
     try:
-        output = _run(args)
+        output = run(args)
     except (ValueError, TypeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     print(output)
     return 0
+
+
+def main(argv=None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    return run_command(build_parser(), _run, argv)
