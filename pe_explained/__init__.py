@@ -6,9 +6,15 @@ code; the book's figures and tables are computed from them at build time.
 
 from .alibi import alibi_bias, alibi_slopes
 from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
-from .hf_config import config_rope_frequencies, rope_settings
+from .hf_config import (
+    config_attention_temperature,
+    config_rope_frequencies,
+    layer_rope_types,
+    rope_settings,
+)
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .learned import LearnedPositionalEmbedding, learned_parameter_count
+from .mla import mla_scores, mla_softmax_scale
 from .multimodal import (
     apply_mrope,
     apply_rope_2d,
@@ -47,6 +53,7 @@ from .rope import (
 )
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from .t5 import t5_relative_bucket
+from .temperature import attention_temperature
 from .xpos import (
     expected_rotary_score,
     xpos_centred_positions,
@@ -107,6 +114,11 @@ __all__ = [
     "rope_2d_frequencies",
     "rope_settings",
     "config_rope_frequencies",
+    "layer_rope_types",
+    "config_attention_temperature",
+    "attention_temperature",
+    "mla_scores",
+    "mla_softmax_scale",
 ]
 
 __version__ = "0.1.0"

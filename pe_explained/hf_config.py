@@ -38,10 +38,19 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_float, check_int
+from ._checks import check_base, check_bool, check_choice, check_float, check_int
 from .rope import _frequencies, _scaling_dict, rope_frequencies
+from .temperature import attention_temperature
 
-__all__ = ["ALL_LAYERS", "RopeSettings", "config_rope_frequencies", "rope_settings"]
+__all__ = [
+    "ALL_LAYERS",
+    "RopeSettings",
+    "TemperatureSettings",
+    "config_attention_temperature",
+    "config_rope_frequencies",
+    "layer_rope_types",
+    "rope_settings",
+]
 
 #: The layer-type key of a model whose layers all share one RoPE (no per-type dicts).
 ALL_LAYERS = "default"
@@ -85,9 +94,23 @@ _INTERLEAVED_MODEL_TYPES = frozenset(
         "glm",
         "glm4",
         "gptj",
+        "deepseek_v2",
         "helium",
+        "llama4",
+        "llama4_text",
     }
 )
+
+#: ``model_type`` values with a ``no_rope_layers`` list (1: the layer rotates, 0: NoPE),
+#: made, when the file gives none, as a NoPE layer every ``no_rope_layer_interval`` layers.
+_NO_ROPE_LIST_TYPES = frozenset({"llama4", "llama4_text", "smollm3"})
+#: Llama 4's attention-temperature defaults (``Llama4TextConfig``).
+_LLAMA4_TYPES = frozenset({"llama4", "llama4_text"})
+_LLAMA4_TEMPERATURE = {"attn_temperature_tuning": True, "attn_scale": 0.1, "floor_scale": 8192}
+#: ``model_type`` values whose code rotates only on sliding-window layers (Cohere2: the
+#: global layers are NoPE), and the default ``sliding_window_pattern`` of each family.
+_ROPE_ON_SLIDING_ONLY = frozenset({"cohere2"})
+_PATTERN_DEFAULT = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}
 
 
 @dataclass(frozen=True)
@@ -483,3 +506,210 @@ def config_rope_frequencies(config, *, layer_type=None, seq_len=None):
     if chosen is None:
         raise ValueError(f"layer_type {layer_type!r} has no RoPE (its rope_parameters are null)")
     return chosen.frequencies(seq_len)
+
+
+def _layer_count(cfg: Mapping, path: str) -> int:
+    if cfg.get("num_hidden_layers") is None:
+        raise ValueError(f"{path}['num_hidden_layers'] is needed to lay out the layers")
+    return check_int(f"{path}['num_hidden_layers']", cfg["num_hidden_layers"], minimum=1)
+
+
+def _layer_type_list(cfg: Mapping, path: str, count: int) -> list[str] | None:
+    """``layer_types``, or the list transformers builds from ``sliding_window_pattern``."""
+    types = _layer_types(cfg, path)
+    if types is None:
+        pattern = cfg.get("sliding_window_pattern", _PATTERN_DEFAULT.get(cfg.get("model_type")))
+        if pattern is None:
+            return None
+        pattern = check_int(f"{path}['sliding_window_pattern']", pattern, minimum=1)
+        # every pattern-th layer is global: (i + 1) % pattern == 0
+        return [
+            "sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(count)
+        ]
+    if len(types) < count:
+        raise ValueError(
+            f"{path}['layer_types'] has {len(types)} entries, fewer than "
+            f"{path}['num_hidden_layers'] = {count}"
+        )
+    return types[:count]
+
+
+def _rotating_layers(cfg: Mapping, path: str, count: int) -> list[bool] | None:
+    """Per layer, whether its code rotates (from ``no_rope_layers``), or None if not given."""
+    flags = cfg.get("no_rope_layers")
+    model_type = cfg.get("model_type")
+    if not flags and (model_type in _NO_ROPE_LIST_TYPES or "no_rope_layer_interval" in cfg):
+        interval = check_int(
+            f"{path}['no_rope_layer_interval']", cfg.get("no_rope_layer_interval", 4), minimum=1
+        )
+        # transformers: int((layer_idx + 1) % no_rope_layer_interval != 0)
+        return [(i + 1) % interval != 0 for i in range(count)]
+    if flags is None:
+        return None
+    name = f"{path}['no_rope_layers']"
+    if isinstance(flags, (str, bytes)) or not isinstance(flags, Sequence):
+        raise TypeError(f"{name} must be a list of 0s and 1s, got {flags!r}")
+    if len(flags) < count:
+        raise ValueError(f"{name} has {len(flags)} entries, fewer than num_hidden_layers = {count}")
+    for flag in flags[:count]:
+        if isinstance(flag, bool) or flag not in (0, 1):
+            raise ValueError(f"{name} must hold 0 (NoPE layer) or 1 (RoPE layer), got {flag!r}")
+    return [flag == 1 for flag in flags[:count]]
+
+
+def layer_rope_types(config) -> list[str | None]:
+    """Which RoPE each layer of a model uses: a key of :func:`rope_settings`, or None (NoPE).
+
+    A layer has no rotary embedding when
+
+    * its layer type's RoPE dict is null (v5 configs);
+    * ``no_rope_layers`` holds 0 at its index (Llama 4, SmolLM3; when the file
+      gives no list, transformers makes every ``no_rope_layer_interval``-th
+      layer, default 4th, a NoPE layer: layers 3, 7, 11, …);
+    * the model is Cohere2 (Command R7B) and the layer is not a sliding-window
+      layer: its code rotates only on the sliding layers.
+
+    Layer types come from ``layer_types``, else from ``sliding_window_pattern``
+    as transformers builds them (layer ``i`` is global when ``(i + 1) %
+    pattern == 0``; Gemma 3's default pattern is 6, Cohere2's 4).
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json``, loaded; needs ``num_hidden_layers``.
+
+    Returns
+    -------
+    list
+        One entry per layer: the layer type whose :class:`RopeSettings` it uses
+        (:data:`ALL_LAYERS` when all layers share one), or None for a NoPE layer.
+
+    Examples
+    --------
+    >>> scout = {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128,
+    ...          "rope_theta": 500000.0}
+    >>> layer_rope_types(scout)   # every 4th layer is NoPE
+    ['default', 'default', 'default', None, 'default', 'default', 'default', None]
+    """
+    settings = rope_settings(config)
+    cfg, path = _text_part(config)
+    count = _layer_count(cfg, path)
+    types = _layer_type_list(cfg, path, count)
+    if ALL_LAYERS in settings:
+        keys: list[str | None] = [ALL_LAYERS] * count
+    else:
+        if types is None:
+            raise ValueError(
+                f"{path} keys its RoPE by layer type but gives no 'layer_types' "
+                "(or 'sliding_window_pattern') to say which layer has which"
+            )
+        keys = []
+        for index, kind in enumerate(types):
+            if kind not in settings:
+                known = ", ".join(repr(t) for t in settings)
+                raise ValueError(
+                    f"{path}['layer_types'][{index}] = {kind!r} has no RoPE settings "
+                    f"(the config gives {known})"
+                )
+            keys.append(kind)
+    keys = [None if key is None or settings[key] is None else key for key in keys]
+    if cfg.get("model_type") in _ROPE_ON_SLIDING_ONLY and types is not None:
+        keys = [
+            key if kind == "sliding_attention" else None
+            for key, kind in zip(keys, types, strict=True)
+        ]
+    rotating = _rotating_layers(cfg, path, count)
+    if rotating is not None:
+        keys = [key if rotate else None for key, rotate in zip(keys, rotating, strict=True)]
+    return keys
+
+
+@dataclass(frozen=True)
+class TemperatureSettings:
+    """A query multiplier that grows with position (:func:`~pe_explained.attention_temperature`).
+
+    Attributes
+    ----------
+    beta : float
+        Strength (Llama 4: ``attn_scale``; Ministral 3: ``llama_4_scaling_beta``).
+    floor_scale : int
+        Positions per step (Llama 4: ``floor_scale``; Ministral 3: the RoPE dict's
+        ``original_max_position_embeddings``).
+    offset : int
+        1 in Llama 4's code, 0 in Ministral 3's.
+    layers : tuple of int
+        The layers whose queries it multiplies (Llama 4: its NoPE layers; Ministral 3: all).
+    source : str
+        The config keys it was read from.
+    """
+
+    beta: float
+    floor_scale: int
+    offset: int
+    layers: tuple[int, ...]
+    source: str
+
+    def factors(self, positions) -> np.ndarray:
+        """The multiplier at each position (:func:`~pe_explained.attention_temperature`)."""
+        return attention_temperature(
+            positions, beta=self.beta, floor_scale=self.floor_scale, offset=self.offset
+        )
+
+
+def config_attention_temperature(config) -> TemperatureSettings | None:
+    """The position-dependent query multiplier a model's config turns on, if any.
+
+    * Llama 4 (``model_type`` ``"llama4_text"``): ``attn_temperature_tuning``
+      (default true) multiplies the queries of its NoPE layers by
+      ``1 + attn_scale · ln(1 + ⌊(p + 1) / floor_scale⌋)`` (defaults 0.1 and 8192);
+    * Ministral 3: a ``llama_4_scaling_beta`` in the RoPE dict multiplies every
+      layer's queries by ``1 + β · ln(1 + ⌊p / original_max_position_embeddings⌋)``.
+
+    Returns None for a model that has neither. Read as ``Llama4TextAttention``
+    and ``Ministral3Attention`` in transformers read them.
+
+    Examples
+    --------
+    >>> scout = {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128,
+    ...          "rope_theta": 500000.0, "floor_scale": 8192, "attn_scale": 0.1}
+    >>> t = config_attention_temperature(scout)
+    >>> t.layers, t.factors([8190, 8191]).round(4).tolist()
+    ((3, 7), [1.0, 1.0693])
+    """
+    rope_settings(config)  # the config as a whole must read
+    cfg, path = _text_part(config)
+    if cfg.get("model_type") in _LLAMA4_TYPES:
+        values = {key: cfg.get(key, default) for key, default in _LLAMA4_TEMPERATURE.items()}
+        if values["attn_temperature_tuning"] is None:
+            values["attn_temperature_tuning"] = True
+        if not check_bool(f"{path}['attn_temperature_tuning']", values["attn_temperature_tuning"]):
+            return None
+        nope = tuple(i for i, key in enumerate(layer_rope_types(config)) if key is None)
+        return TemperatureSettings(
+            beta=check_float(f"{path}['attn_scale']", values["attn_scale"], at_least=0.0),
+            floor_scale=check_int(f"{path}['floor_scale']", values["floor_scale"], minimum=1),
+            offset=1,
+            layers=nope,
+            source=f"{path}['attn_temperature_tuning'], ['attn_scale'], ['floor_scale']",
+        )
+    rope = cfg.get("rope_scaling") or cfg.get("rope_parameters")
+    if isinstance(rope, Mapping) and rope.get("llama_4_scaling_beta") is not None:
+        where = f"{path}['{'rope_scaling' if cfg.get('rope_scaling') else 'rope_parameters'}']"
+        if rope.get("original_max_position_embeddings") is None:
+            raise ValueError(
+                f"{where}['llama_4_scaling_beta'] needs {where}['original_max_position_embeddings']"
+            )
+        return TemperatureSettings(
+            beta=check_float(
+                f"{where}['llama_4_scaling_beta']", rope["llama_4_scaling_beta"], at_least=0.0
+            ),
+            floor_scale=check_int(
+                f"{where}['original_max_position_embeddings']",
+                rope["original_max_position_embeddings"],
+                minimum=1,
+            ),
+            offset=0,
+            layers=tuple(range(_layer_count(cfg, path))),
+            source=f"{where}['llama_4_scaling_beta'], ['original_max_position_embeddings']",
+        )
+    return None

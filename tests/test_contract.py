@@ -104,6 +104,7 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
         [(b, TypeError) for b in (True, "1.0", 1j)] + [(NAN, ValueError), (INF, ValueError)]
     ),
     "bool": lambda v: [(b, TypeError) for b in ("no", "yes", 1, 0, None)],
+    "dict?": lambda v: [(b, TypeError) for b in ("yarn", 1, ["factor"])],
     "choice": lambda v: [("no-such-choice", ValueError), (1, TypeError)],
     "dtype": lambda v: [(b, TypeError) for b in (np.int32, "no", True, None)],
     "positions": lambda v: (
@@ -744,6 +745,70 @@ CALLS["config_rope_frequencies"] = (
         {"config": "config", "layer_type": "choice", "seq_len": "int?"},
     ),
 )
+LAYERED_CONFIG = {
+    **ROPE_CONFIG,
+    "model_type": "llama4_text",
+    "num_hidden_layers": 4,
+    "attn_scale": 0.1,
+    "floor_scale": 16,
+}
+CALLS["layer_rope_types"] = (
+    Call(pe.layer_rope_types, {"config": LAYERED_CONFIG}, {"config": "config"}),
+)
+CALLS["config_attention_temperature"] = (
+    Call(pe.config_attention_temperature, {"config": LAYERED_CONFIG}, {"config": "config"}),
+)
+CALLS["attention_temperature"] = (
+    Call(
+        pe.attention_temperature,
+        {"positions": 40, "beta": 0.1, "floor_scale": 16, "offset": 1},
+        {"positions": "positions", "beta": FLOAT, "floor_scale": INT, "offset": INT},
+        empty={"positions": "result"},
+    ),
+)
+CALLS["mla_softmax_scale"] = (
+    Call(
+        pe.mla_softmax_scale,
+        {
+            "qk_nope_head_dim": 8,
+            "qk_rope_head_dim": 4,
+            "scaling": {"rope_type": "yarn", "factor": 4.0, "mscale_all_dim": 1.0},
+        },
+        {"qk_nope_head_dim": INT, "qk_rope_head_dim": INT, "scaling": "dict?"},
+    ),
+)
+CALLS["mla_scores"] = (
+    Call(
+        pe.mla_scores,
+        {
+            "q": RNG.normal(size=(2, 3, 6)),
+            "k_nope": RNG.normal(size=(2, 3, 2)),
+            "k_rope": RNG.normal(size=(3, 4)),
+            "positions": 3,
+            "inv_freq": np.array([1.0, 0.1]),
+            "layout": "interleaved",
+            "attention_factor": 1.0,
+            "softmax_scale": 0.5,
+        },
+        {
+            "q": "array",
+            "k_nope": "array",
+            "k_rope": "array",
+            "positions": "positions",
+            "inv_freq": "array",
+            "layout": "choice",
+            "attention_factor": FLOAT,
+            "softmax_scale": "float?",
+        },
+        empty={
+            "q": "error",
+            "k_nope": "error",
+            "k_rope": "error",
+            "positions": "error",
+            "inv_freq": "error",
+        },
+    ),
+)
 # partial rotation: the share of rotated dims, and apply_rope's rotary_dim
 CALLS["rope_frequencies"] += (
     Call(
@@ -808,7 +873,12 @@ CONSTANTS: dict[str, Callable[[object], bool]] = {
 
 
 def _arrays(result):
-    """Every array in a result (an array, a number, or tuples and dicts of them)."""
+    """Every array in a result (an array, a number, or tuples and dicts of them).
+
+    Names and ``None`` (a layer's RoPE key, or none) are not arrays: they are left out.
+    """
+    if result is None or isinstance(result, str):
+        return
     if isinstance(result, dict):
         for value in result.values():
             yield from _arrays(value)
