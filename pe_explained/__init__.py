@@ -15,6 +15,7 @@ from .hf_config import (
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .learned import LearnedPositionalEmbedding, learned_parameter_count
 from .mla import mla_scores, mla_softmax_scale
+from .model_report import inspect_config
 from .multimodal import (
     apply_mrope,
     apply_rope_2d,
@@ -119,6 +120,7 @@ __all__ = [
     "attention_temperature",
     "mla_scores",
     "mla_softmax_scale",
+    "inspect_config",
 ]
 
 __version__ = "0.1.0"

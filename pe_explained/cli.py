@@ -1,9 +1,11 @@
 """The command line: ``python -m pe_explained`` (or ``pe-explained``).
 
-Two commands:
+Three commands:
 
 * ``table``   prints the sinusoidal encoding as a table of numbers;
-* ``heatmap`` prints it as text, one character per value.
+* ``heatmap`` prints it as text, one character per value;
+* ``inspect`` reads a model's ``config.json`` and reports what it does to
+  positions (:func:`pe_explained.model_report.inspect_config`), as text or JSON.
 
 They need numpy alone. The book's figures are drawn by the book's own command
 line (``python -m pe_book figure``, in a clone of the book), which needs matplotlib.
@@ -15,12 +17,15 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from . import __version__
 from ._checks import check_int
+from .model_report import format_report, inspect_config
 from .sinusoidal import LAYOUTS, sinusoidal
 
 __all__ = ["main", "build_parser", "run_command", "format_table", "text_heatmap", "HEATMAP_CHARS"]
@@ -133,10 +138,56 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_encoding_options(heatmap, positions=16, d_model=32)
 
+    inspect = commands.add_parser(
+        "inspect",
+        help="report what a model's config.json does to positions",
+        description="Read a Hugging Face config.json (v4 or v5 shape, text or multimodal) "
+        "and report, per layer type: rope type, theta, head_dim and rotated dims, layout, "
+        "the inverse frequencies and attention factor the model's rotary embedding holds, "
+        "wavelengths, pairs completing a turn within the original and the extended context, "
+        "the stretch against plain RoPE; then NoPE layers, attention temperature, MLA's "
+        "softmax scale and warnings for known pitfalls.",
+    )
+    inspect.add_argument("config", metavar="CONFIG.json", help="the model's config.json")
+    inspect.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of text"
+    )
+    inspect.add_argument(
+        "--seq-len",
+        type=int,
+        metavar="N",
+        help="current sequence length, for rope types that read it (dynamic, longrope)",
+    )
     return parser
 
 
+def _read_config(path: str) -> dict:
+    """A config.json, loaded; a missing file or bad JSON is a one-line error naming the file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise OSError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(config, dict):
+        raise ValueError(
+            f"{path} must hold a JSON object (a model's config), got {type(config).__name__}"
+        )
+    return config
+
+
+def _inspect(args) -> str:
+    report = inspect_config(_read_config(args.config), seq_len=args.seq_len)
+    if args.json:
+        return json.dumps(report, indent=2, allow_nan=False)
+    return format_report(report, name=args.config)
+
+
 def _run(args) -> str:
+    if args.command == "inspect":
+        return _inspect(args)
     pe = sinusoidal(args.positions, args.d_model, base=args.base, layout=args.layout)
     if args.command == "table":
         return format_table(pe, args.precision)

@@ -758,6 +758,13 @@ CALLS["layer_rope_types"] = (
 CALLS["config_attention_temperature"] = (
     Call(pe.config_attention_temperature, {"config": LAYERED_CONFIG}, {"config": "config"}),
 )
+CALLS["inspect_config"] = (
+    Call(
+        pe.inspect_config,
+        {"config": LAYERED_CONFIG, "seq_len": 64},
+        {"config": "config", "seq_len": "int?"},
+    ),
+)
 CALLS["attention_temperature"] = (
     Call(
         pe.attention_temperature,

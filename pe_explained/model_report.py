@@ -1,0 +1,299 @@
+"""What a model's ``config.json`` does to positions: the report behind ``inspect``.
+
+:func:`inspect_config` reads a Hugging Face config (v4 or v5 shape, text or
+multimodal) with :func:`~pe_explained.rope_settings` and the layer readers of
+:mod:`pe_explained.hf_config`, and returns a plain dict (JSON-ready) with, per
+layer type, the numbers the model's rotary embedding holds and what they mean:
+
+* ``inv_freq`` (the rotated pairs only, as the model's ``inv_freq`` buffer holds
+  them) and ``attention_factor`` (the multiplier on cos and sin);
+* the wavelengths ``2π / ω_i``, how many pairs complete a turn within the
+  pre-training context and within ``max_position_embeddings``, and each pair's
+  stretch ``ω_i(plain) / ω_i`` against plain RoPE with the same base;
+* for LongRoPE both frequency sets, ``short`` and ``long``;
+
+and for the model as a whole its NoPE layers, its attention temperature, MLA's
+softmax scale, and warnings for known pitfalls. :func:`format_report` turns the
+dict into the text ``python -m pe_explained inspect`` prints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from ._checks import check_int, check_optional
+from .hf_config import (
+    _text_part,
+    config_attention_temperature,
+    layer_rope_types,
+    rope_settings,
+)
+from .mla import mla_softmax_scale
+from .rope import rope_frequencies
+
+__all__ = ["format_report", "inspect_config"]
+
+#: Types whose ``factor`` names the ratio of the extended to the original context.
+_FACTOR_TYPES = ("linear", "dynamic", "yarn", "llama3", "longrope")
+
+
+def _floats(values) -> list[float]:
+    return [float(v) for v in np.asarray(values, dtype=np.float64)]
+
+
+def _frequency_summary(inv_freq, attention_factor, plain, original, context) -> dict:
+    """The numbers of one frequency set: frequencies, wavelengths, turns, stretch."""
+    inv_freq = np.asarray(inv_freq, dtype=np.float64)
+    turning = inv_freq > 0
+    wavelengths = np.full(inv_freq.shape, np.inf)
+    wavelengths[turning] = 2 * np.pi / inv_freq[turning]  # λ_i = 2π / ω_i
+    summary = {
+        "inv_freq": _floats(inv_freq),
+        "attention_factor": float(attention_factor),
+        "pairs": int(inv_freq.size),
+        "zero_frequency_pairs": int(np.count_nonzero(~turning)),
+        "wavelength_min": float(wavelengths[turning].min()) if turning.any() else None,
+        "wavelength_max": float(wavelengths[turning].max()) if turning.any() else None,
+        # stretch_i = ω_i(plain RoPE, same base) / ω_i; null where ω_i = 0
+        "stretch": [float(p / f) if f > 0 else None for p, f in zip(plain, inv_freq, strict=True)],
+    }
+    for name, length in (("original", original), ("context", context)):
+        summary[f"pairs_turning_within_{name}"] = (
+            None if length is None else int(np.count_nonzero(wavelengths <= length))
+        )
+    return summary
+
+
+def _layer_report(settings, layers, seq_len) -> dict:
+    """One layer type's block of the report."""
+    # the pre-training context, where the type reads one (None for plain, linear, …)
+    original = settings.original_max_position_embeddings
+    context = settings.max_position_embeddings
+    rope_type = settings.rope_type
+    if rope_type == "proportional":  # plain RoPE over the same dims, slow pairs not zeroed
+        plain, _ = rope_frequencies(settings.head_dim, base=settings.rope_theta)
+    else:
+        plain, _ = rope_frequencies(
+            settings.head_dim,
+            base=settings.rope_theta,
+            partial_rotary_factor=settings.partial_rotary_factor,
+        )
+    block = {
+        "layers": layers,
+        "rope_type": rope_type,
+        "rope_theta": settings.rope_theta,
+        "head_dim": settings.head_dim,
+        "rotary_dim": settings.rotary_dim,
+        "partial_rotary_factor": settings.partial_rotary_factor,
+        "layout": settings.layout,
+        "original_max_position_embeddings": original,
+        "max_position_embeddings": context,
+        "scaling": None if settings.scaling is None else dict(settings.scaling),
+        **{key: value for key, value in settings.extra.items()},
+    }
+    inv_freq, factor = settings.frequencies(seq_len)
+    block.update(_frequency_summary(inv_freq, factor, plain, original, context))
+    if rope_type == "longrope":
+        for name, length in (("short", original), ("long", original + 1)):
+            freq, att = settings.frequencies(length)
+            block[name] = _frequency_summary(freq, att, plain, original, context)
+    return block
+
+
+def _warnings(settings, seq_len) -> list[str]:
+    """Known pitfalls of one layer type's settings."""
+    out = []
+    scaling = dict(settings.scaling or {})
+    rope_type, original = settings.rope_type, settings.original_max_position_embeddings
+    context = settings.max_position_embeddings
+    factor = scaling.get("factor")
+    if rope_type in _FACTOR_TYPES and factor and original and context and context != original:
+        ratio = context / original
+        if not math.isclose(factor, ratio, rel_tol=1e-9):
+            out.append(
+                f"factor {factor:g} differs from max_position_embeddings / "
+                f"original_max_position_embeddings = {context} / {original} = {ratio:g}; "
+                "the frequencies use the factor as given"
+            )
+    if rope_type == "dynamic":
+        out.append(
+            "dynamic scaling recomputes the frequencies from the current length: keys "
+            "already in a KV cache keep the rotation of the length they were cached at"
+        )
+    if rope_type == "yarn":
+        out.append(
+            "YaRN here is static: the stretched frequencies and the attention factor apply "
+            f"at every length, also to inputs shorter than {original} tokens"
+        )
+    if rope_type == "longrope":
+        out.append(
+            f"LongRoPE switches from the short to the long factors past {original} tokens: "
+            "keys cached before the switch keep the short rotation"
+        )
+    if seq_len is not None and context is not None and seq_len > context:
+        out.append(f"seq_len {seq_len} is beyond max_position_embeddings = {context}")
+    return out
+
+
+def inspect_config(config, *, seq_len=None) -> dict:
+    """Report what a model's config does to positions (a JSON-ready dict).
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json``, loaded.
+    seq_len : int, optional
+        The current sequence length, for the types that read it (``"dynamic"``,
+        ``"longrope"``); otherwise the frequencies are those the model holds at load.
+
+    Returns
+    -------
+    dict
+        ``"layer_types"``: layer type → block with ``inv_freq``,
+        ``attention_factor``, ``rope_type``, ``rope_theta``, ``head_dim``,
+        ``rotary_dim``, ``layout``, ``layers`` (indices, when the config gives
+        ``num_hidden_layers``), wavelengths, ``pairs_turning_within_original``
+        and ``_context``, ``stretch`` (and ``short``/``long`` for LongRoPE);
+        ``"nope_layers"``, ``"temperature"``, ``"mla"`` and ``"warnings"``.
+
+    Examples
+    --------
+    >>> qwen3 = {"model_type": "qwen3", "head_dim": 128, "num_hidden_layers": 36,
+    ...          "max_position_embeddings": 40960, "rope_theta": 1000000}
+    >>> report = inspect_config(qwen3)
+    >>> block = report["layer_types"]["default"]
+    >>> block["pairs"], block["pairs_turning_within_context"], round(block["wavelength_max"])
+    (64, 41, 5063256)
+    """
+    seq_len = check_optional(check_int, "seq_len", seq_len, minimum=1)
+    settings = rope_settings(config)
+    cfg, path = _text_part(config)
+    plan = layer_rope_types(config) if cfg.get("num_hidden_layers") is not None else None
+    report: dict = {
+        "model_type": cfg.get("model_type", config.get("model_type")),
+        "config_shape": "v5" if "rope_parameters" in cfg and not cfg.get("rope_scaling") else "v4",
+        "read_from": path,
+        "num_hidden_layers": None if plan is None else len(plan),
+        "layer_types": {},
+        "nope_layers": None if plan is None else [i for i, k in enumerate(plan) if k is None],
+        "warnings": [],
+    }
+    for layer_type, entry in settings.items():
+        if entry is None:
+            continue
+        layers = None if plan is None else [i for i, k in enumerate(plan) if k == layer_type]
+        block = _layer_report(entry, layers, seq_len)
+        report["layer_types"][layer_type] = block
+        report["warnings"] += [f"{layer_type}: {w}" for w in _warnings(entry, seq_len)]
+    temperature = config_attention_temperature(config) if plan is not None else None
+    report["temperature"] = None
+    if temperature is not None:
+        report["temperature"] = {
+            "beta": temperature.beta,
+            "floor_scale": temperature.floor_scale,
+            "offset": temperature.offset,
+            "layers": list(temperature.layers),
+            "read_from": temperature.source,
+        }
+    report["mla"] = None
+    if cfg.get("qk_rope_head_dim") is not None and cfg.get("qk_nope_head_dim") is not None:
+        scaling = cfg.get("rope_scaling") or cfg.get("rope_parameters")
+        report["mla"] = {
+            "qk_nope_head_dim": cfg["qk_nope_head_dim"],
+            "qk_rope_head_dim": cfg["qk_rope_head_dim"],
+            "softmax_scale": mla_softmax_scale(
+                cfg["qk_nope_head_dim"],
+                cfg["qk_rope_head_dim"],
+                scaling=scaling if isinstance(scaling, Mapping) else None,
+            ),
+            "plain_softmax_scale": 1 / math.sqrt(cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"]),
+        }
+    return report
+
+
+def _numbers(values, shown=3) -> str:
+    text = [f"{v:.6g}" if v is not None else "—" for v in values]
+    if len(text) > 2 * shown:
+        text = [*text[:shown], "…", *text[-shown:]]
+    return "[" + ", ".join(text) + "]"
+
+
+def _layers(indices) -> str:
+    if indices is None:
+        return "?"
+    return f"{len(indices)}" + (f" ({_numbers(indices, 4)[1:-1]})" if indices else "")
+
+
+def format_report(report: dict, *, name: str = "config") -> str:
+    """The text ``inspect`` prints for a report of :func:`inspect_config`."""
+    lines = [
+        f"{name}: model_type {report['model_type']}, {report['config_shape']} shape "
+        f"(RoPE read from {report['read_from']})"
+    ]
+    for layer_type, b in report["layer_types"].items():
+        lines.append("")
+        lines.append(f"[{layer_type}] layers: {_layers(b['layers'])}")
+        lines.append(
+            f"  rope_type {b['rope_type']}, theta {b['rope_theta']:g}, head_dim {b['head_dim']}, "
+            f"rotated dims {b['rotary_dim']} ({b['layout']} pairs)"
+        )
+        original = b["original_max_position_embeddings"]
+        lines.append(
+            f"  context: max_position_embeddings {b['max_position_embeddings']}"
+            + ("" if original is None else f", original (pre-training) {original}")
+        )
+        sets = [("", b)] if "short" not in b else [("short ", b["short"]), ("long ", b["long"])]
+        for label, s in sets:
+            lines.append(f"  {label}inv_freq ({s['pairs']} pairs): {_numbers(s['inv_freq'])}")
+            lines.append(f"  {label}attention factor (on cos and sin): {s['attention_factor']:.6g}")
+            if s["wavelength_min"] is not None:
+                lines.append(
+                    f"  {label}wavelengths: {s['wavelength_min']:.4g} … "
+                    f"{s['wavelength_max']:.4g} positions"
+                    + (
+                        f" ({s['zero_frequency_pairs']} pairs at frequency 0)"
+                        if s["zero_frequency_pairs"]
+                        else ""
+                    )
+                )
+            within = (
+                []
+                if original is None
+                else [f"{s['pairs_turning_within_original']} within {original}"]
+            )
+            if s["pairs_turning_within_context"] is not None:
+                within.append(
+                    f"{s['pairs_turning_within_context']} within {b['max_position_embeddings']}"
+                )
+            if within:
+                lines.append(f"  {label}pairs completing a turn: " + ", ".join(within))
+            lines.append(f"  {label}stretch vs plain RoPE: {_numbers(s['stretch'])}")
+        if b.get("mrope_section"):
+            kind = "interleaved" if b.get("mrope_interleaved") else "in blocks"
+            lines.append(
+                f"  M-RoPE: mrope_section {b['mrope_section']} (temporal, height, width pairs, "
+                f"{kind})"
+            )
+    if report["nope_layers"]:
+        lines.append("")
+        lines.append(f"NoPE layers (no rotation): {_layers(report['nope_layers'])}")
+    if report["temperature"]:
+        t = report["temperature"]
+        lines.append(
+            f"attention temperature: queries × (1 + {t['beta']:g} · ln(1 + ⌊(p + {t['offset']}) / "
+            f"{t['floor_scale']}⌋)) on layers {_layers(t['layers'])}"
+        )
+    if report["mla"]:
+        m = report["mla"]
+        lines.append(
+            f"MLA: {m['qk_rope_head_dim']} rotated + {m['qk_nope_head_dim']} unrotated dims per "
+            f"head; softmax scale {m['softmax_scale']:.6g} (plain 1/√d: "
+            f"{m['plain_softmax_scale']:.6g})"
+        )
+    if report["warnings"]:
+        lines.append("")
+        lines += [f"warning: {w}" for w in report["warnings"]]
+    return "\n".join(lines)

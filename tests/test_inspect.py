@@ -1,0 +1,210 @@
+"""``python -m pe_explained inspect``: the report of a model's config.json.
+
+* Every config of the model gallery (``docs/data/models/*.json``, their ``config``
+  written out as a config.json) is inspected as text and as JSON; the JSON holds,
+  per layer type, the frequencies and attention factor of
+  :func:`pe_explained.config_rope_frequencies`.
+* With transformers installed, those numbers are compared with the buffers of each
+  model's own rotary-embedding class built from the same config (float32 there:
+  agreement within 1e-6 relative).
+* Bad files and impossible configs end with one ``error:`` line and status 2.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect as pyinspect
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pe_explained as pe
+from pe_explained.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+GALLERY = sorted((ROOT / "docs" / "data" / "models").glob("*.json"))
+
+
+def _config_file(tmp_path, data_file: Path) -> Path:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(json.loads(data_file.read_text())["config"]))
+    return path
+
+
+def _inspect(argv, capsys):
+    status = main(["inspect", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("data_file", GALLERY, ids=[p.stem for p in GALLERY])
+def test_inspect_reports_every_gallery_config(data_file, tmp_path, capsys):
+    path = _config_file(tmp_path, data_file)
+    status, out, err = _inspect([str(path), "--json"], capsys)
+    assert (status, err) == (0, "")
+    report = json.loads(out)
+    config = json.loads(path.read_text())
+    assert report["layer_types"], "no layer type reported"
+    for layer_type, block in report["layer_types"].items():
+        inv_freq, factor = pe.config_rope_frequencies(config, layer_type=layer_type)
+        assert block["inv_freq"] == inv_freq.tolist()
+        assert block["attention_factor"] == factor
+        assert len(block["stretch"]) == len(block["inv_freq"]) == block["rotary_dim"] // 2
+        if block["rope_type"] == "longrope":
+            assert block["short"]["inv_freq"] != block["long"]["inv_freq"]
+    status, text, err = _inspect([str(path)], capsys)
+    assert (status, err) == (0, "")
+    assert all(f"[{t}]" in text for t in report["layer_types"])
+
+
+def test_inspect_names_the_pitfalls(tmp_path, capsys):
+    llama31 = {
+        "model_type": "llama",
+        "head_dim": 128,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 131072,
+        "rope_theta": 500000.0,
+        "rope_scaling": {
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        },
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(llama31))
+    report = json.loads(_inspect([str(path), "--json"], capsys)[1])
+    (warning,) = report["warnings"]
+    assert "factor 8 differs" in warning and "= 16" in warning
+    dynamic = {**llama31, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+    path.write_text(json.dumps(dynamic))
+    report = json.loads(_inspect([str(path), "--json", "--seq-len", "200000"], capsys)[1])
+    assert any("KV cache" in w for w in report["warnings"])
+    assert any("beyond max_position_embeddings" in w for w in report["warnings"])
+
+
+def test_inspect_reports_nope_layers_temperature_and_mla(tmp_path, capsys):
+    scout = {
+        "model_type": "llama4",
+        "text_config": {
+            "model_type": "llama4_text",
+            "head_dim": 128,
+            "num_hidden_layers": 8,
+            "rope_theta": 500000.0,
+            "attn_scale": 0.1,
+            "floor_scale": 8192,
+        },
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(scout))
+    report = json.loads(_inspect([str(path), "--json"], capsys)[1])
+    assert report["nope_layers"] == [3, 7] == report["temperature"]["layers"]
+    assert report["layer_types"]["default"]["layout"] == "interleaved"
+    mla = {
+        "model_type": "deepseek_v3",
+        "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 128,
+        "max_position_embeddings": 163840,
+        "rope_theta": 10000,
+        "rope_scaling": {
+            "type": "yarn",
+            "factor": 40,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096,
+            "beta_fast": 32,
+            "beta_slow": 1,
+        },
+    }
+    path.write_text(json.dumps(mla))
+    report = json.loads(_inspect([str(path), "--json"], capsys)[1])
+    expected = (0.1 * math.log(40) + 1) ** 2 / math.sqrt(192)
+    assert report["mla"]["softmax_scale"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (None, "cannot read"),
+        ('{"rope_theta": ', "not valid JSON"),
+        ("[1, 2]", "must hold a JSON object"),
+        ('{"head_dim": 8, "rope_scaling": {"rope_type": "foo"}}', "'yarn', 'llama3'"),
+        ('{"rope_theta": 10000.0}', "head_dim"),
+        ('{"head_dim": 8, "rope_theta": NaN}', "rope_theta"),
+        ('{"head_dim": 8, "rope_scaling": {"rope_type": "linear", "factor": "2"}}', "factor"),
+    ],
+)
+def test_bad_configs_end_with_one_line(content, message, tmp_path, capsys):
+    path = tmp_path / "config.json"
+    if content is not None:
+        path.write_text(content)
+    status, out, err = _inspect([str(path)], capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err
+
+
+def test_bad_seq_len_is_one_line(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_text('{"head_dim": 8, "rope_theta": 10000.0}')
+    status, _, err = _inspect([str(path), "--seq-len", "0"], capsys)
+    assert status == 2 and "seq_len" in err and err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------
+# Against transformers: each model's own rotary embedding, built from the same file
+# ---------------------------------------------------------------------------
+
+
+def _reference_buffers(config: dict) -> dict:
+    """Layer type (or "default") → (inv_freq, attention_scaling) of transformers' class."""
+    transformers = pytest.importorskip(
+        "transformers", reason="transformers is not installed (differential tests run in CI)"
+    )
+    pytest.importorskip("torch", reason="PyTorch is not installed (differential tests run in CI)")
+    kwargs = {k: v for k, v in copy.deepcopy(config).items() if k != "model_type"}
+    text = transformers.AutoConfig.for_model(config["model_type"], **kwargs).get_text_config()
+    family = text.model_type.removesuffix("_text")
+    module = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
+    classes = [
+        cls
+        for name, cls in vars(module).items()
+        if pyinspect.isclass(cls) and name.endswith("RotaryEmbedding") and "Vision" not in name
+    ]
+    classes.sort(key=lambda cls: ("Text" not in cls.__name__, len(cls.__name__)))
+    embedding = classes[0](text)
+    buffers = {}
+    for name, buffer in embedding.named_buffers():
+        if name.endswith("inv_freq") and "original" not in name:
+            layer_type = name.removesuffix("inv_freq").removesuffix("_") or "default"
+            scaling = f"{layer_type}_attention_scaling" if layer_type != "default" else None
+            factor = getattr(embedding, scaling or "attention_scaling")
+            buffers[layer_type] = (buffer.double().numpy(), float(factor))
+    return buffers
+
+
+@pytest.mark.parametrize("data_file", GALLERY, ids=[p.stem for p in GALLERY])
+def test_inspect_gives_transformers_frequencies(data_file, tmp_path, capsys):
+    config = json.loads(data_file.read_text())["config"]
+    reference = _reference_buffers(config)
+    path = _config_file(tmp_path, data_file)
+    report = json.loads(_inspect([str(path), "--json"], capsys)[1])
+    assert set(report["layer_types"]) == set(reference)
+    for layer_type, (ref, ref_factor) in reference.items():
+        block = report["layer_types"][layer_type]
+        # transformers holds float32 inverse frequencies (a few ulps from the formula)
+        np.testing.assert_allclose(block["inv_freq"], ref, rtol=1e-6, atol=0)
+        assert block["attention_factor"] == pytest.approx(ref_factor, rel=1e-6)
+
+
+def test_the_comparison_fails_on_a_wrong_answer():
+    llama = next(p for p in GALLERY if p.stem.startswith("llama-3.1"))
+    config = json.loads(llama.read_text())["config"]
+    ((ref, _),) = _reference_buffers(config).values()
+    plain, _ = pe.rope_frequencies(128, base=config["rope_theta"])  # the llama3 rule left out
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(plain, ref, rtol=1e-6, atol=0)
