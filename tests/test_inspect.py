@@ -208,3 +208,13 @@ def test_the_comparison_fails_on_a_wrong_answer():
     plain, _ = pe.rope_frequencies(128, base=config["rope_theta"])  # the llama3 rule left out
     with pytest.raises(AssertionError):
         np.testing.assert_allclose(plain, ref, rtol=1e-6, atol=0)
+
+
+def test_the_readme_shows_what_inspect_prints(tmp_path, capsys, monkeypatch):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ python -m pe_explained inspect config.json\n", 1)[1].split("```", 1)[0]
+    llama = next(p for p in GALLERY if p.stem.startswith("llama-3.1"))
+    path = _config_file(tmp_path, llama)
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = _inspect([path.name], capsys)
+    assert status == 0 and block.strip() == out.strip()

@@ -1,0 +1,246 @@
+"""Chapter 21, RoPE in today's models: the gallery, layer types, NoPE layers, M-RoPE and MLA."""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from pe_explained import (
+    attention_temperature,
+    inspect_config,
+    mla_softmax_scale,
+    mrope_position_ids,
+    rope_frequencies,
+)
+
+from .. import Table, figure, table, value
+from ..models import load_models
+from ..style import new_figure
+
+#: The M-RoPE figure's sequence: text, one image of IMAGE_PATCHES, text (Qwen2-VL's merge 2).
+TEXT_RUNS, IMAGE_PATCHES, MERGE = (4, 3), (6, 8), 2
+#: Llama 4's temperature settings: transformers' ``Llama4TextConfig`` defaults.
+LLAMA4_ATTN_SCALE, LLAMA4_FLOOR_SCALE = 0.1, 8192
+TEMPERATURE_AT = (8_190, 8_191, 32_767, 131_071, 1_048_575, 10_485_759)
+#: DeepSeek-V3's attention dimensions and YaRN settings (its config.json).
+DSV3_NOPE, DSV3_ROPE = 128, 64
+DSV3_YARN = {"rope_type": "yarn", "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0}
+QUOTED = ("LLAMA4_ATTN_SCALE", "LLAMA4_FLOOR_SCALE", "DSV3_NOPE", "DSV3_ROPE", "MERGE")
+
+
+@cache
+def _reports():
+    return [(entry, inspect_config(entry.config)) for entry in load_models()]
+
+
+def _type_label(layer_type: str, block: dict) -> str:
+    kind = block["rope_type"]
+    if block["scaling"] and block["scaling"].get("factor") is not None:
+        kind += f" ×{block['scaling']['factor']:g}"
+    if layer_type != "default":
+        kind += f" ({layer_type.replace('_attention', '')} layers)"
+    return kind
+
+
+def _notes(report: dict, block: dict) -> str:
+    notes = []
+    if report["nope_layers"]:
+        notes.append(f"{len(report['nope_layers'])} NoPE layers")
+    if report["temperature"]:
+        notes.append("query temperature")
+    if report["mla"]:
+        mla = report["mla"]
+        notes.append(f"MLA, softmax scale ×{mla['softmax_scale'] / mla['plain_softmax_scale']:.3f}")
+    if block.get("mrope_section"):
+        notes.append(f"M-RoPE {block['mrope_section']}")
+    return "; ".join(notes) or "—"
+
+
+def _rows():
+    """(model link, layer type, block, held set) for every gallery row."""
+    for entry, report in _reports():
+        for layer_type, block in report["layer_types"].items():
+            held = block.get("long", block)  # LongRoPE: the set used past the original context
+            yield f"[{entry.model}]({entry.source_url})", layer_type, report, block, held
+
+
+@table(
+    "gallery",
+    caption=(
+        "Open models' rotary settings as their config.json files give them "
+        "(docs/data/models/; read by pe_explained.inspect_config), one row per layer type."
+    ),
+)
+def _():
+    rows = []
+    for link, layer_type, _, block, _ in _rows():
+        original = block["original_max_position_embeddings"]
+        context = f"{block['max_position_embeddings']:,}"
+        rows.append(
+            [
+                link,
+                _type_label(layer_type, block),
+                block["rope_theta"],
+                f"{block['rotary_dim']} of {block['head_dim']}, {block['layout']}",
+                context if original is None else f"{original:,} → {context}",
+            ]
+        )
+    return Table(
+        ["model", "RoPE", "θ", "rotated dims, pairing", "context"],
+        rows,
+        formats={"θ": ",.0f"},
+    )
+
+
+@table(
+    "gallery_computed",
+    caption=(
+        "What those settings do, computed by pe_explained.inspect_config. λ_max: the "
+        "slowest rotating pair's wavelength, in positions; slower than context: pairs "
+        "that do not complete a turn within max_position_embeddings; stretch: the "
+        "slowest pair's, against plain RoPE with the same base (LongRoPE: its long set); "
+        "attention factor: the multiplier on cos and sin."
+    ),
+)
+def _():
+    rows = []
+    for link, layer_type, report, block, held in _rows():
+        if layer_type != "default":
+            link += f", {layer_type.replace('_attention', '')} layers"
+        turning = held["pairs_turning_within_context"]
+        stretch = [s for s in held["stretch"] if s is not None]
+        rows.append(
+            [
+                link,
+                held["wavelength_max"],
+                "—" if turning is None else f"{held['pairs'] - turning} of {held['pairs']}",
+                stretch[-1] if stretch else "—",
+                held["attention_factor"],
+                _notes(report, block),
+            ]
+        )
+    return Table(
+        ["model", "λ_max", "slower than context", "stretch", "attention factor", "also"],
+        rows,
+        formats={"λ_max": ",.0f", "stretch": ".3g", "attention factor": ".4f"},
+    )
+
+
+def _held_blocks():
+    """Every gallery row's frequency set (LongRoPE: the long one)."""
+    for _, report in _reports():
+        for block in report["layer_types"].values():
+            yield block, block.get("long", block)
+
+
+@value("theta_low")
+def _():
+    return f"{min(b['rope_theta'] for b, _ in _held_blocks()):,.0f}"
+
+
+@value("theta_high")
+def _():
+    return f"{max(b['rope_theta'] for b, _ in _held_blocks()):,.0f}"
+
+
+@value("lambda_low")
+def _():
+    return f"{min(h['wavelength_max'] for _, h in _held_blocks()):,.0f}"
+
+
+@value("lambda_high")
+def _():
+    return f"{max(h['wavelength_max'] for _, h in _held_blocks()):,.0f}"
+
+
+@value("gallery_models")
+def _():
+    return str(len(load_models()))
+
+
+@table(
+    "temperature",
+    caption=(
+        "Llama 4's query multiplier on its NoPE layers, "
+        "1 + attn_scale · ln(1 + ⌊(p + 1) / floor_scale⌋), with transformers' defaults "
+        "(pe_explained.attention_temperature)."
+    ),
+)
+def _():
+    factors = attention_temperature(
+        list(TEMPERATURE_AT), beta=LLAMA4_ATTN_SCALE, floor_scale=LLAMA4_FLOOR_SCALE, offset=1
+    )
+    return Table(
+        ["query position p", "multiplier"],
+        [[p, float(f)] for p, f in zip(TEMPERATURE_AT, factors, strict=True)],
+        formats={"query position p": ",d", "multiplier": ".4f"},
+    )
+
+
+@value("dsv3_scale_ratio")
+def _():
+    plain = 1 / math.sqrt(DSV3_NOPE + DSV3_ROPE)
+    return f"{mla_softmax_scale(DSV3_NOPE, DSV3_ROPE, scaling=DSV3_YARN) / plain:.3f}"
+
+
+@value("dsv3_mscale")
+def _():
+    return f"{0.1 * math.log(DSV3_YARN['factor']) + 1:.4f}"
+
+
+@value("proportional_zeroed")
+def _():
+    inv_freq, _ = rope_frequencies(
+        256, base=1e6, scaling={"rope_type": "proportional", "partial_rotary_factor": 0.25}
+    )
+    return str(int(np.count_nonzero(inv_freq == 0)))
+
+
+def _ids():
+    return mrope_position_ids(list(TEXT_RUNS), [list(IMAGE_PATCHES)], spatial_merge_size=MERGE)
+
+
+@figure(
+    "mrope_position_ids",
+    alt=lambda: (
+        f"Three rows of position ids, t, h and w, plotted against token index for "
+        f"{TEXT_RUNS[0]} text tokens, an image of {IMAGE_PATCHES[0] // MERGE} × "
+        f"{IMAGE_PATCHES[1] // MERGE} tokens and {TEXT_RUNS[1]} more text tokens. On the "
+        "text the three ids are equal and rise by one per token. Over the image t stays "
+        f"at {TEXT_RUNS[0]}, h steps once per image row and w runs across each row; the "
+        f"text after the image resumes at {int(_ids()[:, TEXT_RUNS[0] : -TEXT_RUNS[1]].max()) + 1}."
+    ),
+    caption=lambda: (
+        "Qwen2-VL's three position ids over text, an image and text "
+        "(pe_explained.mrope_position_ids). Text tokens sit on the diagonal, so text "
+        "alone is plain RoPE; an image is one instant with a row and a column id."
+    ),
+)
+def _(theme):
+    ids = _ids()
+    seq = ids.shape[1]
+    start, stop = TEXT_RUNS[0], seq - TEXT_RUNS[1]
+    fig = new_figure(7.0, 3.4)
+    ax = fig.add_subplot()
+    ax.axvspan(start - 0.5, stop - 0.5, color=theme.cycle[3], alpha=0.15, linewidth=0)
+    ax.text((start + stop - 1) / 2, ids.max() + 0.9, "image tokens", ha="center", va="bottom")
+    markers = {"t (time)": ("o", 0), "h (row)": ("s", 1), "w (column)": ("^", 2)}
+    for (label, (marker, row)), colour in zip(markers.items(), theme.cycle, strict=False):
+        offset = (row - 1) * 0.12
+        ax.plot(
+            np.arange(seq) + offset,
+            ids[row],
+            marker=marker,
+            linestyle="none",
+            color=colour,
+            label=label,
+            markersize=5,
+        )
+    ax.set_xlabel("token index in the sequence")
+    ax.set_ylabel("position id")
+    ax.set_ylim(-0.5, ids.max() + 2.2)
+    ax.set_xticks(np.arange(0, seq, 2))
+    ax.legend(loc="upper left", frameon=False)
+    return fig

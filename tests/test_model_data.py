@@ -1,0 +1,242 @@
+"""The model gallery's data: ``docs/data/models/*.json`` follow the documented schema.
+
+Each file holds positional-encoding fields of one open model's ``config.json``, copied
+verbatim, and the address they were read from (``docs/data/models/README.md``). These
+tests need neither torch nor transformers: they check the schema, the key list and the
+sizes that must agree inside one config (a layer list per layer, one LongRoPE factor per
+rotated pair, M-RoPE sections that fill half a head).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "docs" / "data" / "models"
+FILES = sorted(DATA.glob("*.json"))
+
+#: Keys a ``config`` (or its ``text_config`` / ``vision_config``) may hold.
+ALLOWED = {
+    "model_type",
+    "architectures",
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "max_position_embeddings",
+    "rope_theta",
+    "rope_scaling",
+    "rope_parameters",
+    "partial_rotary_factor",
+    "rotary_dim",
+    "rope_local_base_freq",
+    "layer_types",
+    "sliding_window",
+    "sliding_window_pattern",
+    "no_rope_layers",
+    "no_rope_layer_interval",
+    "attn_temperature_tuning",
+    "floor_scale",
+    "attn_scale",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "v_head_dim",
+    "kv_lora_rank",
+    "q_lora_rank",
+    "mrope_section",
+    "use_sliding_window",
+    "original_max_position_embeddings",
+    "num_hidden_layers",
+    "patch_size",
+    "image_size",
+}
+NESTED = ("text_config", "vision_config")
+SOURCE_KEYS = {"url", "revision", "file", "retrieved_from"}
+
+#: Files whose config has no rotary base at all, with the reason (NoPE models).
+NO_ROPE_WHY: dict[str, str] = {}
+
+
+def _scopes(config: dict) -> list[tuple[str, dict]]:
+    """The top level and each nested sub-config, with a name for messages."""
+    scopes = [("config", config)]
+    scopes += [(name, config[name]) for name in NESTED if isinstance(config.get(name), dict)]
+    return scopes
+
+
+def _floats(value):
+    """Every number inside ``value`` (dicts and lists walked)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _floats(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _floats(item)
+    elif isinstance(value, float):
+        yield value
+
+
+def _rotary_dim(scope: dict) -> float | None:
+    """Rotated width of one head, when the scope says enough to know it."""
+    if "rotary_dim" in scope:
+        return scope["rotary_dim"]
+    head = scope.get("head_dim")
+    if head is None and scope.get("hidden_size") and scope.get("num_attention_heads"):
+        head = scope["hidden_size"] / scope["num_attention_heads"]
+    if head is None:
+        return None
+    return head * scope.get("partial_rotary_factor", 1.0)
+
+
+def problems(name: str, data: dict) -> list[str]:
+    """Every way ``data`` (one parsed file called ``name``) breaks the schema."""
+    found = []
+    if set(data) != {"model", "hf_repo", "source", "config"}:
+        found.append(f"top-level keys must be model, hf_repo, source, config; got {sorted(data)}")
+        return found
+    if not isinstance(data["model"], str) or not data["model"].strip():
+        found.append("model must be a non-empty string")
+    if not isinstance(data["hf_repo"], str) or not re.fullmatch(
+        r"[\w.-]+/[\w.-]+", data["hf_repo"]
+    ):
+        found.append(f"hf_repo must read owner/name; got {data['hf_repo']!r}")
+    source = data["source"]
+    if not isinstance(source, dict) or not SOURCE_KEYS <= set(source) <= SOURCE_KEYS | {"note"}:
+        found.append(f"source must hold {sorted(SOURCE_KEYS)} and optionally note")
+    else:
+        if not re.fullmatch(r"https://\S+", str(source["url"])):
+            found.append(f"source.url must be an https address; got {source['url']!r}")
+        revision = source["revision"]
+        if revision is not None and not re.fullmatch(r"[0-9a-f]{40}", str(revision)):
+            found.append(f"source.revision must be a 40-hex commit or null; got {revision!r}")
+        if revision is not None and revision not in source["url"]:
+            found.append("source.revision must be the commit the url names")
+        for key in ("file", "retrieved_from") + (("note",) if "note" in source else ()):
+            if not isinstance(source[key], str) or not source[key].strip():
+                found.append(f"source.{key} must be a non-empty string")
+    config = data["config"]
+    if not isinstance(config, dict) or not config:
+        return found + ["config must be a non-empty object"]
+    for label, scope in _scopes(config):
+        allowed = ALLOWED | (set(NESTED) if label == "config" else set())
+        for key in sorted(set(scope) - allowed):
+            found.append(f"{label}.{key} is not in the documented key list")
+        for list_key in ("layer_types", "no_rope_layers"):
+            if list_key in scope and "num_hidden_layers" in scope:
+                if len(scope[list_key]) != scope["num_hidden_layers"]:
+                    found.append(f"{label}.{list_key} must have one entry per layer")
+        rotary = _rotary_dim(scope)
+        for field in ("rope_scaling", "rope_parameters"):
+            params = scope.get(field)
+            if not isinstance(params, dict):
+                continue
+            for factors in ("long_factor", "short_factor"):
+                if factors in params and rotary is not None and 2 * len(params[factors]) != rotary:
+                    found.append(f"{label}.{field}.{factors} must hold one factor per rotated pair")
+            section = params.get("mrope_section")
+            if section is not None and rotary is not None and 2 * sum(section) != rotary:
+                found.append(f"{label}.{field}.mrope_section must fill half of head_dim")
+    if any(not math.isfinite(x) for x in _floats(config)):
+        found.append("config numbers must be finite")
+    has_base = any(
+        "rope_theta" in scope or "rope_parameters" in scope for _, scope in _scopes(config)
+    )
+    if not has_base and name not in NO_ROPE_WHY:
+        found.append("config holds neither rope_theta nor rope_parameters (list it in NO_ROPE_WHY)")
+    return found
+
+
+def test_there_are_at_least_twelve_models():
+    assert len(FILES) >= 12, [f.name for f in FILES]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_file_follows_the_schema(path):
+    assert re.fullmatch(r"[a-z0-9][a-z0-9.-]*\.json", path.name), "file names are lowercase slugs"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert problems(path.name, data) == []
+
+
+def test_models_and_repositories_are_unique():
+    loaded = [json.loads(path.read_text(encoding="utf-8")) for path in FILES]
+    repos = [data["hf_repo"] for data in loaded]
+    assert len(set(repos)) == len(repos)
+
+
+def test_readme_lists_every_file():
+    readme = (DATA / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([^`]+\.json)` \|", readme, flags=re.MULTILINE))
+    assert listed == {path.name for path in FILES}
+
+
+def test_readme_documents_the_key_list():
+    readme = (DATA / "README.md").read_text(encoding="utf-8")
+    assert {key for key in ALLOWED if f"`{key}`" not in readme} == set()
+
+
+def _sample() -> dict:
+    return json.loads((DATA / "phi-4-mini-instruct.json").read_text(encoding="utf-8"))
+
+
+def _break_key(data):
+    data["config"]["rope_type"] = "yarn"
+
+
+def _break_factors(data):
+    data["config"]["rope_scaling"]["long_factor"].pop()
+
+
+def _break_base(data):
+    del data["config"]["rope_theta"]
+
+
+def _break_url(data):
+    data["source"]["url"] = "huggingface.co/x"
+
+
+def _break_nested(data):
+    data["config"]["vision_config"] = {"pixel_shuffle": 2}
+
+
+def _break_layers(data):
+    data["config"]["layer_types"] = ["full_attention"] * 3
+
+
+def _break_revision(data):
+    data["source"]["revision"] = "main"
+
+
+@pytest.mark.parametrize(
+    "breaker",
+    [
+        _break_key,
+        _break_factors,
+        _break_base,
+        _break_url,
+        _break_nested,
+        _break_layers,
+        _break_revision,
+    ],
+)
+def test_checker_rejects_a_broken_file(breaker):
+    data = _sample()
+    assert problems("sample.json", data) == []
+    broken = copy.deepcopy(data)
+    breaker(broken)
+    assert problems("sample.json", broken) != []
+
+
+@pytest.mark.parametrize("name", ["qwen2.5-vl-7b-instruct.json", "qwen3-vl-f1.json"])
+def test_checker_rejects_a_short_mrope_section(name):
+    data = json.loads((DATA / name).read_text(encoding="utf-8"))
+    assert problems(name, data) == []
+    scope = data["config"].get("text_config", data["config"])
+    params = scope.get("rope_parameters") or scope["rope_scaling"]
+    params["mrope_section"][0] -= 2
+    assert any("mrope_section" in problem for problem in problems(name, data))
