@@ -259,17 +259,20 @@ def _llama3(inv_freq, params, where):
     high_freq_factor = check_float(
         f"{where}['high_freq_factor']", params["high_freq_factor"], greater_than=0.0
     )
-    if not high_freq_factor > low_freq_factor:
+    if not high_freq_factor >= low_freq_factor:
         raise ValueError(
-            f"{where}['high_freq_factor'] must be > {where}['low_freq_factor'], got "
+            f"{where}['high_freq_factor'] must be >= {where}['low_freq_factor'], got "
             f"{high_freq_factor:g} and {low_freq_factor:g}"
         )
     wavelength = 2 * np.pi / inv_freq
     # long wavelengths (> context / low_freq_factor): divide the frequency by factor;
-    # short ones (< context / high_freq_factor): keep it; in between: blend smoothly
+    # short ones (< context / high_freq_factor): keep it; in between: blend smoothly.
+    # Equal factors (Llama 4 ships 1 and 1) leave no band between: a step at context / low.
+    out = np.where(wavelength > context / low_freq_factor, inv_freq / factor, inv_freq)
+    if high_freq_factor == low_freq_factor:
+        return out, 1.0
     smooth = (context / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
     blended = (1.0 - smooth) * inv_freq / factor + smooth * inv_freq
-    out = np.where(wavelength > context / low_freq_factor, inv_freq / factor, inv_freq)
     medium = ~(wavelength < context / high_freq_factor) & ~(wavelength > context / low_freq_factor)
     return np.where(medium, blended, out), 1.0
 

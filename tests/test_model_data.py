@@ -128,7 +128,9 @@ def problems(name: str, data: dict) -> list[str]:
         for key in sorted(set(scope) - allowed):
             found.append(f"{label}.{key} is not in the documented key list")
         for list_key in ("layer_types", "no_rope_layers"):
-            if list_key in scope and "num_hidden_layers" in scope:
+            # An empty list is how a file asks for the default (transformers builds
+            # Llama 4's no_rope_layers from no_rope_layer_interval when it is empty).
+            if scope.get(list_key) and "num_hidden_layers" in scope:
                 if len(scope[list_key]) != scope["num_hidden_layers"]:
                     found.append(f"{label}.{list_key} must have one entry per layer")
         rotary = _rotary_dim(scope)

@@ -204,6 +204,19 @@ def test_llama31_matches_the_reference():
     assert factor == 1.0
 
 
+def test_llama3_equal_factors_leave_no_band():
+    # Llama 4 ships low_freq_factor = high_freq_factor = 1: no blended band, a step at
+    # wavelength L/low. With base 500000, head_dim 128, L 8192: wavelength
+    # 2π·500000^(i/64) > 8192 ⇔ i > 34.98, so pairs 0–34 keep their frequency and
+    # 35–63 are divided by the factor (here 16).
+    scaling = {**LLAMA31, "factor": 16.0, "high_freq_factor": 1.0}
+    inv_freq, factor = rope_frequencies(128, base=500000.0, scaling=scaling)
+    plain = np.array(ref_default(128, 500000.0))
+    assert np.all(np.isfinite(inv_freq)) and factor == 1.0
+    np.testing.assert_allclose(inv_freq[:35], plain[:35], rtol=1e-15)
+    np.testing.assert_allclose(inv_freq[35:], plain[35:] / 16.0, rtol=1e-15)
+
+
 def test_llama31_smoothing_band_by_hand():
     # wavelength 2π·500000^(i/64) < 8192/4 = 2048 ⇔ i < 64·ln(2048/2π)/ln(500000) ≈ 28.2;
     # > 8192 ⇔ i > 64·ln(8192/2π)/ln(500000) ≈ 35.0. So pairs 0–28 keep their
@@ -289,7 +302,7 @@ def test_longrope_attention_factor_phi3_mini_128k():
             TypeError,
             "truncate",
         ),
-        ({**LLAMA31, "high_freq_factor": 0.5}, ValueError, "high_freq_factor"),
+        ({**LLAMA31, "high_freq_factor": 0.5}, ValueError, "high_freq_factor.*>= .*low"),
         (
             {k: v for k, v in LLAMA31.items() if k != "low_freq_factor"},
             ValueError,

@@ -154,7 +154,7 @@ def random_config(rope_type, rng):
             params["attention_factor"] = 0.9
     if rope_type == "llama3":
         params["low_freq_factor"] = float(rng.choice([1.0, 2.0]))
-        params["high_freq_factor"] = params["low_freq_factor"] * float(rng.choice([2.0, 4.0]))
+        params["high_freq_factor"] = params["low_freq_factor"] * float(rng.choice([1.0, 2.0, 4.0]))
     if rope_type == "longrope":
         params["short_factor"] = (1 + rng.random(dim // 2)).tolist()
         params["long_factor"] = (1 + 10 * rng.random(dim // 2)).tolist()

@@ -160,6 +160,31 @@ def _():
     return str(len(load_models()))
 
 
+def _llama4_stretch() -> np.ndarray:
+    """Per-pair stretch of Llama 4 Scout's rotating layers, from its gallery config."""
+    for entry, report in _reports():
+        if entry.model.startswith("Llama 4"):
+            return np.array(report["layer_types"]["default"]["stretch"], dtype=float)
+    raise LookupError("the gallery has no Llama 4 config")
+
+
+@value("llama4_kept")
+def _():
+    return str(int(np.count_nonzero(_llama4_stretch() == 1.0)))
+
+
+@value("llama4_divided")
+def _():
+    stretch = _llama4_stretch()
+    return str(int(np.count_nonzero(stretch == stretch.max())))
+
+
+@value("llama4_blended")
+def _():
+    stretch = _llama4_stretch()
+    return str(int(np.count_nonzero((stretch > 1.0) & (stretch < stretch.max()))))
+
+
 @table(
     "temperature",
     caption=(
