@@ -205,6 +205,14 @@ REFERENCES: dict[str, Reference] = {
         "r/LocalLLaMA post",
         "https://www.reddit.com/r/LocalLLaMA/comments/14lz7j5/",
     ),
+    "mohtashami2023": _r(
+        "Amirkeivan Mohtashami, Martin Jaggi",
+        "Mohtashami and Jaggi",
+        2023,
+        "Landmark Attention: Random-Access Infinite Context Length for Transformers",
+        "NeurIPS 2023",
+        "https://arxiv.org/abs/2305.16300",
+    ),
     "peng2024": _r(
         "Bowen Peng, Jeffrey Quesnelle, Honglu Fan, Enrico Shippole",
         "Peng et al.",

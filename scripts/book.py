@@ -4,6 +4,9 @@
     python3 scripts/book.py serve   # build the site and serve it on http://127.0.0.1:8000/pe_explained/
     python3 scripts/book.py build   # build the site into site/ (strict: any warning fails)
     python3 scripts/book.py test    # run every test
+    python3 scripts/book.py experiments [--quick] [--out DIR]
+                                    # train the book's tiny models (PyTorch, CPU) and
+                                    # write docs/data/experiments/ (--quick: a miniature)
 
 Each command first makes sure ``.venv`` exists and holds exactly the packages in
 requirements.txt, the library ``pe_explained`` (editable) and the book's own
@@ -87,12 +90,30 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _torch() -> None:
+    """Install torch==2.13.0 into .venv unless it imports there (experiments only).
+
+    PE_TORCH_INDEX, if set, is passed to pip as ``--index-url`` (as ``.ci/run`` does).
+    """
+    python = str(BIN / "python")
+    if subprocess.run([python, "-c", "import torch"], capture_output=True).returncode == 0:
+        return
+    index = os.environ.get("PE_TORCH_INDEX")
+    _say("installing torch 2.13.0 for the experiments (first run only)")
+    subprocess.run(
+        [python, "-m", "pip", "--disable-pip-version-check", "--quiet", "install"]
+        + (["--index-url", index] if index else [])
+        + ["torch==2.13.0"],
+        check=True,
+    )
+
+
 def _run(args: list[str]) -> int:
     return subprocess.run(args, cwd=ROOT, env=_env()).returncode
 
 
 def main(argv: list[str]) -> int:
-    commands = ("serve", "build", "test", "setup")
+    commands = ("serve", "build", "test", "setup", "experiments")
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
@@ -104,6 +125,9 @@ def main(argv: list[str]) -> int:
         return _run([str(BIN / "mkdocs"), "serve", "--strict", "-a", "127.0.0.1:8000", *rest])
     if command == "build":
         return _run([str(BIN / "mkdocs"), "build", "--strict", *rest])
+    if command == "experiments":
+        _torch()
+        return _run([str(BIN / "python"), str(ROOT / "scripts" / "experiments" / "run.py"), *rest])
     return _run([str(BIN / "python"), "-m", "pytest", *rest])
 
 
