@@ -114,3 +114,10 @@ def test_fine_tuned_rope_holds_its_loss_but_not_its_retrieval():
 
 def test_position_interpolation_retrieves_better_than_plain_rope_zero_shot():
     assert ev.extension_passkey("pi", "zero_shot", LAST) > ev.passkey("rope", LAST) + 0.3
+
+
+@pytest.mark.parametrize("method", list(ev.METHOD_LABELS))
+def test_keys_far_from_the_question_are_lost_first(method):
+    for stage in ("zero_shot", "fine_tuned"):
+        grid = ev._depth_grid(ev.results("context_extension")["methods"][method][stage], [LAST])
+        assert grid[0, 0] <= grid[-1, 0], (stage, grid[:, 0])

@@ -343,7 +343,8 @@ def _(theme):
         ax.grid(True, axis="y")
     for ax in axes[len(encodings) :]:
         ax.set_visible(False)
-    for ax in axes[(rows - 1) * columns :]:
+    for ax in axes[len(encodings) - columns : len(encodings)]:  # the lowest panel of each column
+        ax.xaxis.set_tick_params(labelbottom=True)
         ax.set_xlabel("position")
     for ax in axes[::columns]:
         ax.set_ylabel("excess loss")
@@ -510,6 +511,64 @@ def _alt_extension() -> str:
         tuned = _span(entry["fine_tuned"]["non_overlapping"][last]["mean"])[0]
         parts.append(f"{label} {zero:.2f} zero-shot, {tuned:.2f} fine-tuned")
     return f"Mean loss at {data['eval_lens'][-1]:,} tokens: " + "; ".join(parts) + "."
+
+
+def _depth_grid(metrics: dict, lengths: list[int]) -> np.ndarray:
+    """Passkey accuracy, mean over the seeds, shape (depths, lengths)."""
+    depths = list(metrics["passkey"][str(lengths[0])])
+    return np.array(
+        [[np.mean(metrics["passkey"][str(n)][d]) for n in lengths] for d in depths], dtype=float
+    )
+
+
+@figure(
+    "evidence_passkey_depth",
+    alt=lambda: (
+        "Two rows of five heatmaps, one per context-extension method, zero-shot above and "
+        "fine-tuned below: passkey accuracy by the key's depth in the document (rows, 0.1 "
+        "near the start to 0.9 near the question) and by evaluation length (columns). "
+        + _alt_depth()
+    ),
+    caption=lambda: (
+        "Where the key is lost: passkey accuracy of the stretched RoPE models by the key's "
+        "depth (0: the start of the document, 1: right before the question) and by length, "
+        "mean over the seeds. Keys far from the question are lost first."
+    ),
+)
+def _(theme):
+    data = _extension()
+    lengths = data["eval_lens"]
+    depths = list(data["methods"]["rope"]["zero_shot"]["passkey"][str(lengths[0])])
+    fig = new_figure(7.6, 3.9)
+    axes = fig.subplots(2, len(METHOD_LABELS), sharex=True, sharey=True)
+    for row, stage in enumerate(("zero_shot", "fine_tuned")):
+        for col, (method, label) in enumerate(METHOD_LABELS.items()):
+            ax = axes[row, col]
+            grid = _depth_grid(data["methods"][method][stage], lengths)
+            image = ax.imshow(
+                grid, cmap=theme.sequential, vmin=0, vmax=1, aspect="auto", origin="lower"
+            )
+            ax.set_xticks(range(len(lengths)), [f"{n:,}" for n in lengths], rotation=90)
+            ax.set_yticks(range(len(depths)), depths)
+            if row == 0:
+                ax.set_title(label.replace(", unchanged", ""), fontsize=9)
+        axes[row, 0].set_ylabel(f"{stage.replace('_', '-')}\ndepth")
+    for ax in axes[1]:
+        ax.set_xlabel("length")
+    fig.colorbar(image, ax=axes, label="passkey accuracy", shrink=0.8)
+    return fig
+
+
+def _alt_depth() -> str:
+    data = _extension()
+    last = data["eval_lens"][-1]
+    parts = []
+    for method, label in METHOD_LABELS.items():
+        grid = _depth_grid(data["methods"][method]["zero_shot"], [last])
+        parts.append(
+            f"{label} {grid[0, 0]:.2f} with the key at the start, {grid[-1, 0]:.2f} near the end"
+        )
+    return f"Zero-shot at {last:,} tokens: " + "; ".join(parts) + "."
 
 
 def _extension_table(stage: str) -> Table:
