@@ -107,8 +107,17 @@ def _cached_path(job: tuple[str, str, str], fingerprint: str) -> Path:
     return Path(cache_dir) / f"{name}-{theme}-{key}.svg"
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def format_cell(value, spec: str) -> str:
-    """One table cell: ints as they are, floats with ``spec``, never "-0"."""
+    """One table cell, formatted by magnitude.
+
+    Strings as they are; ints (and bools as yes/no) without decimals; an exact float
+    zero as ``0``; other floats with ``spec``, except that a scientific spec
+    (``".3e"``) prints order-one values in fixed notation with the same significant
+    digits and the others as ``a×10ⁿ``; a minus sign, never ``-0``.
+    """
     if isinstance(value, str):
         return value
     if isinstance(value, (bool, np.bool_)):
@@ -116,15 +125,37 @@ def format_cell(value, spec: str) -> str:
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}" if "," in spec else str(int(value))
     if isinstance(value, (float, np.floating)):
+        value = float(value)
         if math.isnan(value):
             return "NaN"
         if math.isinf(value):
             return "−∞" if value < 0 else "∞"
-        text = format(float(value), spec)
-        if re.fullmatch(r"-0?\.?0*(e[+-]?0+)?%?", text):  # "-0.0000" -> "0.0000"
+        if value == 0.0:
+            return "0"
+        scientific = re.fullmatch(r"\.(\d+)[eE]", spec)
+        if scientific:
+            digits = int(scientific.group(1)) + 1  # significant digits
+            if 1e-3 <= abs(value) < 10.0**digits:
+                text = format(value, f"#.{digits}g").rstrip(".")
+            else:
+                mantissa, exponent = format(value, spec).lower().split("e")
+                text = f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+        else:
+            text = format(value, spec)
+        if re.fullmatch(r"-0?\.?0*%?", text):  # "-0.0000" -> "0.0000"
             text = text[1:]
         return text.replace("-", "−")
     raise TypeError(f"table cell must be str, int or float, got {type(value).__name__}")
+
+
+def _whole_column(values) -> bool:
+    """True when every number in a column is a finite float with no fractional part."""
+    floats = [v for v in values if isinstance(v, (float, np.floating))]
+    return (
+        bool(floats)
+        and all(math.isfinite(v) and float(v).is_integer() and abs(v) < 2**53 for v in floats)
+        and all(not isinstance(v, str) for v in values)
+    )
 
 
 def table_markdown(name: str) -> str:
@@ -141,13 +172,11 @@ def table_markdown(name: str) -> str:
     for i, row in enumerate(tab.rows):
         if len(row) != len(columns):
             raise ValueError(f"table {name!r} row {i} has {len(row)} cells, not {len(columns)}")
-    cells = [
-        [
-            format_cell(v, tab.formats.get(c, tab.default_format))
-            for c, v in zip(columns, row, strict=True)
-        ]
-        for row in tab.rows
-    ]
+    specs = [tab.formats.get(c, tab.default_format) for c in columns]
+    for j, spec in enumerate(specs):
+        if _whole_column([row[j] for row in tab.rows]) and not spec.endswith("%"):
+            specs[j] = ",.0f" if "," in spec else ".0f"  # whole numbers: no decimals
+    cells = [[format_cell(v, s) for s, v in zip(specs, row, strict=True)] for row in tab.rows]
     numeric = [
         all(not isinstance(row[j], str) for row in tab.rows) if tab.rows else False
         for j in range(len(columns))

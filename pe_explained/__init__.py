@@ -41,6 +41,7 @@ from .relative import (
     shaw_relative_index,
     transformer_xl_terms,
 )
+from .relative_shift import relative_shift, skew
 from .rope import (
     ROPE_TYPES,
     apply_rope,
@@ -94,6 +95,8 @@ __all__ = [
     "shaw_attention",
     "shaw_relative_index",
     "transformer_xl_terms",
+    "relative_shift",
+    "skew",
     "LAYOUTS",
     "sinusoidal",
     "sinusoidal_frequencies",

@@ -43,6 +43,8 @@ __all__ = [
     "difference_cosine",
     "cycles_within",
     "slow_pair_count",
+    "ramp_pair_count",
+    "nearest_return",
 ]
 
 
@@ -313,3 +315,92 @@ def slow_pair_count(length, d_model, *, base=10000.0) -> int:
     d_model = check_positive_even_int("d_model", d_model)
     # slow: cycles_i = length · ω_i / 2π < 1  ⇔  2π / ω_i > length
     return int((cycles_within(length, d_model, base=base) < 1.0).sum())
+
+
+def ramp_pair_count(length, d_model, *, base=10000.0) -> int:
+    """How many pairs turn at most a quarter turn over ``length`` positions.
+
+    Over positions ``0 … length`` such a pair's sine only rises and its cosine only
+    falls: the pair is a ramp that says "early" or "late", not a vibration. Every
+    ramp is a slow pair (:func:`slow_pair_count`); slow pairs that turn more than a
+    quarter turn rise and then fall back within the context.
+
+    Parameters
+    ----------
+    length : float
+        The context, in positions; > 0.
+    d_model : int
+        Width of the encoding (or RoPE's ``head_dim``); positive and even.
+    base : float, optional
+        Base of the frequency ladder; > 1. 10000 in Vaswani et al. (2017).
+
+    Returns
+    -------
+    int
+        The number of pairs ``i`` with ``length · ω_i ≤ π/2``, i.e. a wavelength of at
+        least four times the context.
+
+    Notes
+    -----
+    Vaswani et al. (2017), section 3.5: ``ω_i = base^(−2i/d_model)``.
+
+    Examples
+    --------
+    >>> ramp_pair_count(512, 512), slow_pair_count(512, 512)
+    (95, 133)
+    """
+    d_model = check_positive_even_int("d_model", d_model)
+    # ramp: length · ω_i ≤ π/2  ⇔  cycles_i ≤ 1/4
+    return int((cycles_within(length, d_model, base=base) <= 0.25).sum())
+
+
+def nearest_return(max_offset, d_model, *, base=10000.0, min_offset=2, chunk=65536):
+    """The offset whose encoding comes closest to the start: ``argmin ‖PE(k) − PE(0)‖``.
+
+    Searches the integer offsets ``min_offset ≤ k ≤ max_offset`` with the closed form
+    of :func:`distance_by_offset`, ``chunk`` offsets at a time, so the search costs
+    memory for ``chunk`` rows whatever ``max_offset`` is. By the rotation property the
+    answer holds around every position: ``PE(p + k)`` is as close to ``PE(p)``. A
+    near-return closer than the neighbour, ``‖PE(1) − PE(0)‖``, makes a far position
+    look nearer than the next one.
+
+    Parameters
+    ----------
+    max_offset : int
+        The largest offset searched; >= ``min_offset``.
+    d_model : int
+        Width of the encoding (or RoPE's ``head_dim``); positive and even.
+    base : float, optional
+        Base of the frequency ladder; > 1.
+    min_offset : int, optional
+        The smallest offset searched; >= 1. The default 2 skips the neighbour.
+    chunk : int, optional
+        Offsets evaluated at once; >= 1.
+
+    Returns
+    -------
+    tuple of (int, float)
+        The offset and its distance ``‖PE(k) − PE(0)‖``; the first one on a tie.
+
+    Examples
+    --------
+    >>> k, distance = nearest_return(1000, 2)      # 710 radians ≈ 113 full turns
+    >>> k, round(distance, 5)
+    (710, 6e-05)
+    """
+    max_offset = check_int("max_offset", max_offset, minimum=1)
+    min_offset = check_int("min_offset", min_offset, minimum=1)
+    if max_offset < min_offset:
+        raise ValueError(f"max_offset must be >= min_offset = {min_offset}, got {max_offset}")
+    d_model = check_positive_even_int("d_model", d_model)
+    check_base("base", base)
+    chunk = check_int("chunk", chunk, minimum=1)
+    best_k, best = min_offset, np.inf
+    for start in range(min_offset, max_offset + 1, chunk):
+        k = np.arange(start, min(start + chunk, max_offset + 1))
+        # ‖PE(k) − PE(0)‖ = sqrt(Σ_i 4 sin²(k ω_i / 2))
+        distance = distance_by_offset(k, d_model, base=base)
+        i = int(np.argmin(distance))
+        if distance[i] < best:
+            best_k, best = int(k[i]), float(distance[i])
+    return best_k, best

@@ -96,6 +96,14 @@ def _default_inv_freq(head_dim: int, base: float) -> np.ndarray:
     return np.power(base, -np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
 
 
+#: Where transformers takes YaRN's factor when a config leaves it out or null.
+_DERIVED_FACTOR = (
+    " (transformers derives it as max_position_embeddings / original_max_position_embeddings,"
+    " which only the whole config holds: give 'factor', or read the config with"
+    " config_rope_frequencies)"
+)
+
+
 def _scaling_dict(scaling, where: str = "scaling") -> tuple[str, dict]:
     """Validate the keys of a ``rope_scaling`` dict; return its type and the other keys.
 
@@ -117,10 +125,14 @@ def _scaling_dict(scaling, where: str = "scaling") -> tuple[str, dict]:
         options = ", ".join(repr(t) for t in ROPE_TYPES)
         raise ValueError(f"{where}['rope_type'] must be one of {options}, got {rope_type!r}")
     required, optional = ROPE_TYPES[rope_type]
+    if rope_type == "yarn" and "factor" in params and params["factor"] is None:
+        del params["factor"]  # transformers' way of saying "derive it from the lengths"
     missing = sorted(required - params.keys())
     if missing:
+        hint = _DERIVED_FACTOR if rope_type == "yarn" and "factor" in missing else ""
         raise ValueError(
-            f"{where} for rope_type {rope_type!r} is missing key(s) {', '.join(map(repr, missing))}"
+            f"{where} for rope_type {rope_type!r} is missing key(s) "
+            f"{', '.join(map(repr, missing))}{hint}"
         )
     unknown = sorted(params.keys() - required - optional - {"partial_rotary_factor"})
     if unknown:
@@ -239,8 +251,9 @@ def _yarn(inv_freq, head_dim, base, params, where):
             attention_factor = _yarn_mscale(factor, mscale) / _yarn_mscale(factor, mscale_all_dim)
         else:
             attention_factor = _yarn_mscale(factor)
-    beta_fast = _optional_float(params, "beta_fast", 32.0, where, greater_than=0.0)
-    beta_slow = _optional_float(params, "beta_slow", 1.0, where, greater_than=0.0)
+    # transformers reads `beta_fast or 32` and `beta_slow or 1`: 0 and null mean the default
+    beta_fast = _optional_float(params, "beta_fast", 32.0, where, at_least=0.0) or 32.0
+    beta_slow = _optional_float(params, "beta_slow", 1.0, where, at_least=0.0) or 1.0
     truncate = check_bool(f"{where}['truncate']", params.get("truncate", True))
     low, high = _correction_range(head_dim, base, context, beta_fast, beta_slow, truncate)
     if low == high:
@@ -343,7 +356,8 @@ def rope_frequencies(
         ``"yarn"`` — YaRN (Peng et al., 2024)
             ``factor``, ``original_max_position_embeddings`` (Hugging Face falls
             back to the config's ``max_position_embeddings`` when this key is
-            missing); optional ``beta_fast`` (32), ``beta_slow`` (1),
+            missing); optional ``beta_fast`` (32), ``beta_slow`` (1) — 0 or None
+            mean these defaults, as transformers reads them —
             ``attention_factor`` (default ``0.1 ln(factor) + 1``), ``mscale`` and
             ``mscale_all_dim`` (when both are non-zero the default attention factor
             is ``m(factor, mscale) / m(factor, mscale_all_dim)`` with
@@ -367,7 +381,10 @@ def rope_frequencies(
             rotated). The result still has ``head_dim/2`` entries.
 
         The dict may also hold ``partial_rotary_factor``, as Hugging Face's
-        ``rope_parameters`` does.
+        ``rope_parameters`` does, and ``rope_theta`` when it equals ``base``: a v5
+        config's ``rope_parameters`` can be passed whole. A YaRN ``factor`` that is
+        missing or None is refused: transformers derives it from the config's two
+        lengths, which :func:`~pe_explained.config_rope_frequencies` reads.
 
         An unknown type or key, or a missing one, is a ``ValueError``.
     seq_len : int, optional
@@ -424,9 +441,23 @@ def rope_frequencies(
     if scaling is None:
         rope_type, params = "default", {}
     else:
-        rope_type, params = _scaling_dict(scaling)
+        rope_type, params = _scaling_dict(_without_rope_theta(scaling, base))
     share, share_name = _rotary_share(params, partial_rotary_factor, "scaling")
     return _frequencies(head_dim, base, rope_type, params, seq_len, share, share_name, "scaling")
+
+
+def _without_rope_theta(scaling, base: float):
+    """A v5 ``rope_parameters`` dict carries the base as ``rope_theta``: accept it when it
+    agrees with ``base`` and drop it; refuse it, saying so, when it does not."""
+    if not isinstance(scaling, Mapping) or "rope_theta" not in scaling:
+        return scaling
+    theta = check_base("scaling['rope_theta']", scaling["rope_theta"])
+    if theta != base:
+        raise ValueError(
+            f"scaling['rope_theta'] = {theta:g} differs from base = {base:g}: pass "
+            f"base={theta:g} (or read the whole config with config_rope_frequencies)"
+        )
+    return {key: value for key, value in scaling.items() if key != "rope_theta"}
 
 
 def _rotary_share(params: dict, argument, where: str) -> tuple[float, str]:

@@ -122,10 +122,33 @@ def test_math_becomes_mathml_and_bad_math_fails():
         (7, ".4f", "7"),
         ("x", ".4f", "x"),
         (60611.4, ",.0f", "60,611"),
+        # exact zeros are 0, whatever the spec
+        (0.0, ".2e", "0"),
+        (-0.0, ".4f", "0"),
+        # a scientific spec shows order-one values in fixed notation ...
+        (2.0, ".2e", "2.00"),
+        (52.891, ".3e", "52.89"),
+        (0.00125, ".2e", "0.00125"),
+        # ... and the rest as a × 10ⁿ
+        (4.263e-14, ".3e", "4.263×10⁻¹⁴"),
+        (-1.5e-7, ".1e", "−1.5×10⁻⁷"),
+        (123456.0, ".2e", "1.23×10⁵"),
+        (3.0e-5, ".1e", "3.0×10⁻⁵"),
     ],
 )
 def test_cells_are_formatted_consistently(value, spec, text):
     assert format_cell(value, spec) == text
+
+
+def test_a_column_of_whole_numbers_prints_without_decimals(monkeypatch):
+    """Floats that are all whole in a column print as integers; a mixed column keeps
+    its spec."""
+    from pe_book import Table, TableSpec
+
+    tab = Table(["n", "x"], [[256.0, 0.5], [1024.0, 2.0]], formats={"n": ",.2f"})
+    monkeypatch.setitem(TABLES, "t.whole", TableSpec("t.whole", lambda: tab))
+    rows = table_markdown("t.whole").splitlines()[2:]
+    assert rows == ["| 256 | 0.5000 |", "| 1,024 | 2.0000 |"]
 
 
 def test_multiline_shortcodes_keep_their_indentation():
@@ -246,6 +269,8 @@ def test_context_extension_examples_use_the_running_example():
     from pe_book.chapters import context_extension as ce
 
     page = _page("modern/context-extension.md")
+    # a statement wrapped onto continuation lines ("... ") reads as one line
+    joined = re.sub(r"\n\.\.\. +", " ", page)
     low, high = (
         VALUES["context_extension.yarn_low"].text(),
         VALUES["context_extension.yarn_high"].text(),
@@ -264,7 +289,7 @@ def test_context_extension_examples_use_the_running_example():
         f"rope_frequencies({ce.HEAD_DIM}, base={ce.LLAMA31_BASE!r})",
         f"rope_frequencies({ce.HEAD_DIM}, base={ce.LLAMA31_BASE!r}, scaling=llama31)",
     ):
-        assert snippet in page, f"context-extension.md: no {snippet!r}"
+        assert snippet in joined, f"context-extension.md: no {snippet!r}"
     # the Llama 3.1 dict of the example, continuation prompts removed
     start = page.index(">>> llama31 = ")
     lines = page[start:].splitlines()

@@ -508,6 +508,22 @@ CALLS: dict[str, tuple[Call, ...]] = {
             {"query_len": INT, "key_len": INT},
         ),
     ),
+    "relative_shift": (
+        Call(
+            pe.relative_shift,
+            {"scores": np.arange(6.0).reshape(2, 3)},
+            {"scores": "array"},
+            empty={"scores": "error"},
+        ),
+    ),
+    "skew": (
+        Call(
+            pe.skew,
+            {"scores": np.arange(9.0).reshape(3, 3)},
+            {"scores": "array"},
+            empty={"scores": "error"},
+        ),
+    ),
     "relative_sinusoid": (
         Call(
             pe.relative_sinusoid,

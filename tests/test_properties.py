@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pe_explained import properties as props
 from pe_explained import sinusoidal, sinusoidal_frequencies
 from pe_explained.properties import (
     cycles_within,
@@ -215,3 +216,79 @@ def test_slow_pair_count_rejects_bad_arguments(call, error):
 
     with pytest.raises(error, match=r"\w+ must"):
         call(slow_pair_count)
+
+
+def test_ramp_pair_count_by_hand():
+    from pe_explained.properties import ramp_pair_count
+
+    # d_model = 2: one pair, ω = 1; a ramp while length · ω ≤ π/2 (a quarter turn)
+    assert ramp_pair_count(1.5, 2) == 1
+    assert ramp_pair_count(1.6, 2) == 0
+    # d_model = 4, base 10000: ω = 1 and 0.01; the slow pair's quarter turn is 50π ≈ 157.08
+    assert ramp_pair_count(157, 4) == 1
+    assert ramp_pair_count(158, 4) == 0
+
+
+@pytest.mark.parametrize("length, d_model", [(512, 512), (100, 64), (4096, 128), (37, 16)])
+def test_ramp_pairs_are_the_monotonic_sines(length, d_model):
+    from pe_explained.properties import ramp_pair_count, slow_pair_count
+
+    # brute force: the sine column of a ramp pair rises at every step of 0 … length,
+    # and its cosine column falls; a slow pair that is not a ramp turns back
+    pe = sinusoidal(np.arange(length + 1), d_model)
+    steps = np.diff(pe, axis=0)
+    rising = np.all(steps[:, 0::2] > 0, axis=0) & np.all(steps[:, 1::2] < 0, axis=0)
+    assert ramp_pair_count(length, d_model) == int(rising.sum())
+    assert ramp_pair_count(length, d_model) <= slow_pair_count(length, d_model)
+
+
+def test_the_original_transformer_has_95_ramps_among_133_slow_pairs():
+    from pe_explained.properties import ramp_pair_count, slow_pair_count
+
+    assert (ramp_pair_count(512, 512), slow_pair_count(512, 512)) == (95, 133)
+
+
+@pytest.mark.parametrize("d_model, count", [(2, 1000), (4, 3000), (8, 40_000), (16, 5000)])
+def test_nearest_return_matches_the_table(d_model, count):
+    from pe_explained.naive import closest_position
+    from pe_explained.properties import nearest_return
+
+    # brute force over the rows of the table, positions 0 … count − 1
+    position, distance = closest_position(sinusoidal(count, d_model), 0, min_offset=2)
+    found = nearest_return(count - 1, d_model, chunk=777)
+    assert found[0] == position
+    assert found[1] == pytest.approx(distance, rel=1e-9, abs=1e-12)
+
+
+def test_nearest_return_of_one_pair_is_the_best_rational_turn():
+    from pe_explained.properties import nearest_return
+
+    # one pair turns one radian a step: 710 radians ≈ 113 turns (355/113 ≈ π)
+    assert nearest_return(1000, 2)[0] == 710
+    assert nearest_return(1000, 2, min_offset=711)[0] > 710
+
+
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda: props.ramp_pair_count(0, 8), ValueError),
+        (lambda: props.ramp_pair_count(8, 7), ValueError),
+        (lambda: props.nearest_return(1, 8), ValueError),
+        (lambda: props.nearest_return(9, 8, min_offset=0), ValueError),
+        (lambda: props.nearest_return(9.0, 8), TypeError),
+        (lambda: props.nearest_return(9, 8, chunk=0), ValueError),
+    ],
+)
+def test_ramp_and_return_reject_bad_arguments(call, error):
+    with pytest.raises(error, match=r"\w+ must"):
+        call()
+
+
+def test_rotary_head_widths_have_no_near_return_within_two_million():
+    from pe_explained.properties import nearest_return
+
+    # chapter 6: only a head as narrow as 8 comes back nearer than its neighbour
+    for head_dim in (32, 64, 128):
+        assert nearest_return(2_000_000, head_dim)[0] == 2
+    k, distance = nearest_return(2_000_000, 8)
+    assert k > 2 and distance < distance_by_offset(1, 8)

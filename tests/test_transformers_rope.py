@@ -427,3 +427,88 @@ def test_worst_errors_are_within_the_stated_tolerance():
         pytest.skip("run with the differential tests above")
     print({name: f"{ratio:.3f} of the tolerance" for name, ratio in WORST.items()})
     assert max(WORST.values()) <= 1.0, WORST
+
+
+# ---------------------------------------------------------------------------
+# Conventions transformers accepts: zero betas, absent factor, rope_theta in the dict
+# ---------------------------------------------------------------------------
+
+YARN_V5 = {
+    "hidden_size": 1024,
+    "num_attention_heads": 16,
+    "max_position_embeddings": 16384,
+    "rope_parameters": {
+        "rope_type": "yarn",
+        "rope_theta": 10000.0,
+        "factor": 4.0,
+        "original_max_position_embeddings": 4096,
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"beta_fast": 0},
+        {"beta_fast": 0.0, "beta_slow": 0},
+        {"beta_slow": 0.0},
+        {"beta_fast": None, "beta_slow": None},
+        {"beta_fast": 0, "beta_slow": 2.0},
+    ],
+)
+def test_zero_or_null_betas_mean_the_defaults_as_in_transformers(extra):
+    # transformers reads `rope_parameters.get("beta_fast") or 32` (and `or 1` for beta_slow)
+    config = copy.deepcopy(YARN_V5)
+    config["rope_parameters"].update(extra)
+    theirs = hf_rope.ROPE_INIT_FUNCTIONS["yarn"](hf_config(LlamaConfig, config), None)
+    expected = (theirs[0].numpy(), theirs[1])
+    agree(pe.config_rope_frequencies(json_dict(config)), expected, F32_RTOL * 4)
+    scaling = {k: v for k, v in config["rope_parameters"].items() if k != "rope_theta"}
+    agree(pe.rope_frequencies(64, scaling=scaling), expected, F32_RTOL * 4)
+
+
+@pytest.mark.parametrize("factor", ["absent", None])
+@pytest.mark.parametrize("rope_type", ["yarn", "longrope"])
+def test_factor_derived_from_the_lengths_in_a_v5_dict(rope_type, factor):
+    # transformers: factor = max_position_embeddings / original_max_position_embeddings
+    config = copy.deepcopy(YARN_V5)
+    params = config["rope_parameters"]
+    params["rope_type"] = rope_type
+    if rope_type == "longrope":
+        params["short_factor"] = [1.0 + i / 64 for i in range(32)]
+        params["long_factor"] = [1.0 + i / 4 for i in range(32)]
+    if factor == "absent":
+        del params["factor"]
+    else:
+        params["factor"] = None
+    if rope_type == "yarn" and factor == "absent":
+        # transformers requires the key (None is its way of saying "derive it"); the
+        # library derives it all the same, as for None
+        with pytest.raises(KeyError, match="factor"):
+            hf_config(LlamaConfig, config)
+    ours_config = json_dict(config)
+    params["factor"] = None
+    hf = hf_config(LlamaConfig, config)
+    for seq_len in (None, 16384, 20000):
+        theirs = hf_rope.ROPE_INIT_FUNCTIONS[rope_type](hf, None, seq_len=seq_len)
+        ours = pe.config_rope_frequencies(ours_config, seq_len=seq_len)
+        agree(ours, (theirs[0].numpy(), theirs[1]), F32_RTOL * 4)
+
+
+def test_rope_frequencies_takes_the_dict_of_a_v5_config_with_its_rope_theta():
+    # the dict as a v5 config.json ships it: rope_theta inside; base= must agree with it
+    params = dict(YARN_V5["rope_parameters"], rope_theta=500000.0)
+    theirs = hf_rope.ROPE_INIT_FUNCTIONS["yarn"](
+        hf_config(LlamaConfig, {**YARN_V5, "rope_parameters": params}), None
+    )
+    ours = pe.rope_frequencies(64, base=500000.0, scaling=params)
+    agree(ours, (theirs[0].numpy(), theirs[1]), F32_RTOL * 4)
+    with pytest.raises(ValueError, match=r"scaling\['rope_theta'\] = 500000 .* base = 10000"):
+        pe.rope_frequencies(64, scaling=params)
+
+
+def test_a_missing_factor_outside_a_config_says_where_transformers_takes_it():
+    scaling = {"rope_type": "yarn", "original_max_position_embeddings": 4096}
+    for bad in (scaling, {**scaling, "factor": None}):
+        with pytest.raises(ValueError, match=r"factor.*max_position_embeddings.*config_rope_freq"):
+            pe.rope_frequencies(64, scaling=bad)

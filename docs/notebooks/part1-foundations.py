@@ -30,7 +30,12 @@ import numpy as np
 from pe_book.notebooks import use_notebook_style
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from pe_explained.attention import self_attention, toy_embeddings
-from pe_explained.properties import distance_by_offset, dot_product_by_offset, offset_matrix
+from pe_explained.properties import (
+    distance_by_offset,
+    dot_product_by_offset,
+    first_distance_decrease,
+    offset_matrix,
+)
 
 use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)
@@ -125,11 +130,14 @@ print(f"closed form: dot product {dot_product_by_offset(k, d_model):.6f}, "
 
 # %% [markdown]
 # As functions of the offset, the dot product is largest at `k = 0` (where it equals
-# `d_model / 2`) and the distance is 0 there; moving away, the dot product falls and
-# the distance grows, both with wobbles: nearby positions look alike. Both are
-# symmetric in `k`, so neither tells "before" from "after".
+# `d_model / 2`) and the distance is 0 there. Moving away, the dot product falls and
+# the distance rises, but only at first: the distance is not an increasing function
+# of the offset
+# ([chapter 4](https://pe-explained.github.io/pe_explained/foundations/properties/)).
+# A few positions out it already dips, so a farther position can be closer than a
+# nearer one. Both curves are symmetric in `k`, so neither tells "before" from "after".
 
-# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE[pos] · PE[pos + k], with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0 and rising with wobbles. Both curves are mirror-symmetric around k = 0."
+# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE[pos] · PE[pos + k], with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0, rising steeply over the first few offsets and then levelling off in a ragged band where it often goes down again. Both curves are mirror-symmetric around k = 0."
 offsets = np.arange(-100, 101)
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 4.4), sharex=True)
 top.plot(offsets, dot_product_by_offset(offsets, d_model))
@@ -140,6 +148,11 @@ bottom.set_xlabel("offset k  (positions)")
 for ax in (top, bottom):
     ax.grid(True)
 plt.show()
+
+# %%
+steps = np.diff(distance_by_offset(np.arange(101), d_model))
+print(f"the distance first shrinks after k = {first_distance_decrease(d_model)}")
+print(f"it shrinks at {(steps < 0).sum()} of the {steps.size} steps from k = 0 to 100")
 
 # %% [markdown]
 # ### Moving by `k` positions is a rotation
@@ -159,22 +172,24 @@ print("M(k) is a rotation (orthogonal):", np.allclose(m @ m.T, np.eye(d_model)))
 
 # %% [markdown]
 # Each pair walks round the unit circle, one step of `omega_i` radians per position:
-# large steps for the first pair, tiny ones for the later pairs.
+# large steps for the first pair, tiny ones for the later pairs. Drawn as the clock
+# hands of [chapter 6](https://pe-explained.github.io/pe_explained/foundations/intuitions/),
+# with `sin` across and `cos` up, every pair starts at 12 o'clock and turns clockwise.
 
-# %% alt="Two unit circles. Left, pair i = 0 of an 8-dimensional encoding: the points for positions 0 to 12 jump about one radian round the circle per position. Right, pair i = 1: the same positions advance much less per step and cover a short arc."
+# %% alt="Two unit circles. Left, pair i = 0 of an 8-dimensional encoding: the points for positions 0 to 12 start at the top and jump clockwise about one radian round the circle per position. Right, pair i = 1: the same positions start at the top and advance clockwise much less per step, covering a short arc."
 d_model, positions = 8, np.arange(13)
 pe = sinusoidal(positions, d_model)
 fig, axes = plt.subplots(1, 2, figsize=(7, 3.6))
 for ax, i in zip(axes, (0, 1)):
     circle = np.linspace(0, 2 * np.pi, 200)
-    ax.plot(np.cos(circle), np.sin(circle), color="0.75", linewidth=1)
-    ax.plot(pe[:, 2 * i + 1], pe[:, 2 * i], marker="o", linewidth=0.8)
+    ax.plot(np.sin(circle), np.cos(circle), color="0.75", linewidth=1)
+    ax.plot(pe[:, 2 * i], pe[:, 2 * i + 1], marker="o", linewidth=0.8)
     for pos in (0, 1, 2, 12):
-        ax.annotate(f"pos {pos}", (pe[pos, 2 * i + 1], pe[pos, 2 * i]), fontsize=8,
+        ax.annotate(f"pos {pos}", (pe[pos, 2 * i], pe[pos, 2 * i + 1]), fontsize=8,
                     xytext=(4, 4), textcoords="offset points")
     ax.set_title(f"pair i = {i}: {sinusoidal_frequencies(d_model)[i]:g} rad per position")
-    ax.set_xlabel("cos(pos · omega_i)")
-    ax.set_ylabel("sin(pos · omega_i)")
+    ax.set_xlabel("sin(pos · omega_i)")
+    ax.set_ylabel("cos(pos · omega_i)")
     ax.set_aspect("equal")
     ax.set_xlim(-1.3, 1.3)
     ax.set_ylim(-1.3, 1.3)

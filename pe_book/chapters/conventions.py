@@ -81,7 +81,7 @@ def _():
             "padding row",
         ],
         rows,
-        formats={"exponent denominator": ".2f", "last-pair wavelength": ",.0f"},
+        formats={"exponent denominator": ".6g", "last-pair wavelength": ",.0f"},
     )
 
 

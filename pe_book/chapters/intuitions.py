@@ -9,7 +9,12 @@ from matplotlib import colormaps
 
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from pe_explained.naive import binary_encoding, closest_position, neighbour_distances
-from pe_explained.properties import slow_pair_count
+from pe_explained.properties import (
+    distance_by_offset,
+    nearest_return,
+    ramp_pair_count,
+    slow_pair_count,
+)
 
 from .. import Table, figure, table, value
 from ..style import new_figure
@@ -19,8 +24,9 @@ COUNTER_LEN, COUNTER_BITS, COUNTER_D_MODEL = 64, 4, 16
 GPS_WIDTHS, GPS_RANGE = (2, 4, 8, 16, 32, 64), 50_000
 FORK_D_MODEL, FORK_CONTEXT = 512, 512
 FORK_PAIRS = FORK_D_MODEL // 2
+ROTARY_HEAD_DIMS, ROTARY_RANGE = (8, 32, 64, 128), 2_000_000  # per-head widths, base 10000
 #: The constants the page quotes, as {{ value: intuitions.NAME }}.
-QUOTED = ("FORK_D_MODEL", "FORK_CONTEXT", "FORK_PAIRS")
+QUOTED = ("FORK_D_MODEL", "FORK_CONTEXT", "FORK_PAIRS", "ROTARY_RANGE")
 
 
 @figure(
@@ -202,3 +208,77 @@ def _():
 @value("slowest_fork_value_512")
 def _():
     return f"{sinusoidal([FORK_CONTEXT - 1], FORK_D_MODEL)[0, -2]:.3f}"
+
+
+@value("ramps_512")
+def _():
+    return str(ramp_pair_count(FORK_CONTEXT, FORK_D_MODEL))
+
+
+@value("slow_not_ramps_512")
+def _():
+    slow = slow_pair_count(FORK_CONTEXT, FORK_D_MODEL)
+    return str(slow - ramp_pair_count(FORK_CONTEXT, FORK_D_MODEL))
+
+
+def _counter_steps() -> dict[str, np.ndarray]:
+    """Step lengths between consecutive integer positions 0 … COUNTER_LEN − 1."""
+    pe = sinusoidal(COUNTER_LEN, COUNTER_D_MODEL)
+    return {
+        "pair 0 sine": neighbour_distances(pe[:, :1]),
+        "rows": neighbour_distances(pe),
+        "counter": neighbour_distances(binary_encoding(COUNTER_LEN, int(np.log2(COUNTER_LEN)))),
+    }
+
+
+@value("pair0_largest_step")
+def _():
+    return f"{float(_counter_steps()['pair 0 sine'].max()):.2f}"
+
+
+@value("row_step_d16")
+def _():
+    return f"{float(_counter_steps()['rows'].max()):.4f}"
+
+
+@value("counter_step_range")
+def _():
+    steps = _counter_steps()["counter"]
+    return f"{float(steps.min()):g} to {float(steps.max()):.2f}"
+
+
+@lru_cache(maxsize=1)
+def _rotary_rows():
+    rows = []
+    for head_dim in ROTARY_HEAD_DIMS:
+        step = distance_by_offset(1, head_dim)
+        far, distance = nearest_return(ROTARY_RANGE, head_dim)
+        rows.append([head_dim, step, far, distance, "yes" if distance < step else "no"])
+    return rows
+
+
+@table(
+    "rotary_returns",
+    caption=lambda: (
+        f"The sinusoidal ladder (base 10000) at the widths of attention heads, "
+        f"offsets 2 to {ROTARY_RANGE:,}: the offset whose encoding comes closest to the start, "
+        "against the neighbour's distance."
+    ),
+)
+def _():
+    return Table(
+        [
+            "head_dim",
+            "‖PE(1) − PE(0)‖",
+            "closest offset ≥ 2",
+            "its distance",
+            "closer than the neighbour?",
+        ],
+        _rotary_rows(),
+        formats={
+            "head_dim": "d",
+            "closest offset ≥ 2": ",d",
+            "‖PE(1) − PE(0)‖": ".4f",
+            "its distance": ".4f",
+        },
+    )

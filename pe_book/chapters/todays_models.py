@@ -269,3 +269,20 @@ def _(theme):
     ax.set_xticks(np.arange(0, seq, 2))
     ax.legend(loc="upper left", frameon=False)
     return fig
+
+
+@value("base_census")
+def _():
+    """How many gallery models use each base in some layer: "1,000,000 in 7, …"."""
+    counts: dict[float, int] = {}
+    for _, report in _reports():
+        for base in {block["rope_theta"] for block in report["layer_types"].values()}:
+            counts[base] = counts.get(base, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    several = [f"{base:,.0f} in {count}" for base, count in ranked if count > 1]
+    single = [f"{base:,.0f}" for base, count in ranked if count == 1]
+    if len(single) > 1:
+        several.append(f"{', '.join(single[:-1])} and {single[-1]} in one each")
+    elif single:
+        several.append(f"{single[0]} in one")
+    return ", ".join(several)
