@@ -36,7 +36,42 @@ def _relative(target: str, page: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page) or ".")
 
 
-def figure_markdown(name: str, page: str, sizes: dict[str, tuple[int, int]]) -> str:
+#: The first heading of a numbered chapter: "# 12. ALiBi".
+CHAPTER = re.compile(r"^#\s+(\d+)\.\s", re.MULTILINE)
+
+
+def _anchor(kind: str, name: str) -> str:
+    """The id of a figure or table on its page: ``fig-rope-pairs``, ``table-alibi-slopes``."""
+    return f"{'fig' if kind == 'figure' else 'table'}-{name.replace('.', '-').replace('_', '-')}"
+
+
+def _numbers(markdown: str) -> dict[tuple[str, str], str]:
+    """Number the page's figures and tables in order of appearance, per chapter.
+
+    On a page whose first heading is "# 12. …" they are "Figure 12.1", "Table 12.1", …;
+    on other pages "Figure 1", "Table 1". Code fences are skipped.
+    """
+    chapter = CHAPTER.search(markdown)
+    prefix = f"{chapter.group(1)}." if chapter else ""
+    numbers: dict[tuple[str, str], str] = {}
+    counts = {"figure": 0, "table": 0}
+    lines = markdown.splitlines(keepends=True)
+    for line in (line for line, out in zip(lines, _outside_fences(lines), strict=True) if out):
+        for match in SHORTCODE.finditer(line):
+            kind, name = match.group(1), match.group(2)
+            if kind in counts and (kind, name) not in numbers:
+                counts[kind] += 1
+                numbers[(kind, name)] = f"{kind.capitalize()} {prefix}{counts[kind]}"
+    return numbers
+
+
+def _caption(number: str, text: str) -> str:
+    return f'<span class="caption-number">{number}</span>' + (f" {text}" if text else "")
+
+
+def figure_markdown(
+    name: str, page: str, sizes: dict[str, tuple[int, int]], number: str = ""
+) -> str:
     spec = FIGURES[name]
     width, height = sizes[name]
     alt = spec.alt.replace("]", "\\]").replace("\n", " ")
@@ -46,9 +81,11 @@ def figure_markdown(name: str, page: str, sizes: dict[str, tuple[int, int]]) -> 
         images.append(
             f'![{alt}]({src}#only-{theme}){{ width="{width}" height="{height}" loading="lazy" }}'
         )
-    caption = f"\n  <figcaption>{spec.caption}</figcaption>" if spec.caption else ""
+    caption = f"\n  <figcaption>{_caption(number, spec.caption)}</figcaption>"
+    if not number and not spec.caption:
+        caption = ""
     return (
-        f'<figure markdown="span" id="fig-{name.replace("_", "-")}">\n  '
+        f'<figure markdown="span" id="{_anchor("figure", name)}">\n  '
         + "\n  ".join(images)
         + caption
         + "\n</figure>"
@@ -89,6 +126,7 @@ def expand_shortcodes(markdown: str, page: str, figure_sizes: dict[str, tuple[in
     ``figure_sizes`` maps figure names to the CSS pixel size of their SVG.
     """
     load_all()
+    numbers = _numbers(markdown)
 
     def replace(match: re.Match) -> str:
         kind, argument = match.group(1), match.group(2)
@@ -96,13 +134,22 @@ def expand_shortcodes(markdown: str, page: str, figure_sizes: dict[str, tuple[in
         if kind == "figure":
             if argument not in FIGURES:
                 raise BookError(f"{where}: unknown figure {argument!r}")
-            return figure_markdown(argument, page, figure_sizes)
+            return figure_markdown(argument, page, figure_sizes, numbers[("figure", argument)])
         if kind == "table":
             if argument not in TABLES:
                 raise BookError(f"{where}: unknown table {argument!r}")
             from .render import table_markdown
 
-            return table_markdown(argument)
+            caption = _caption(numbers[("table", argument)], TABLES[argument].caption)
+            return (
+                f'<p class="table-caption" id="{_anchor("table", argument)}">{caption}</p>\n\n'
+                + table_markdown(argument)
+            )
+        if kind in ("figref", "tableref"):
+            target = ("figure" if kind == "figref" else "table", argument)
+            if target not in numbers:
+                raise BookError(f"{where}: {target[0]} {argument!r} is not on this page")
+            return f"[{numbers[target]}](#{_anchor(*target)})"
         if kind == "value":
             name, _, spec = argument.partition(":")
             name = name.strip()
@@ -125,19 +172,32 @@ def expand_shortcodes(markdown: str, page: str, figure_sizes: dict[str, tuple[in
             return bibliography()
         raise BookError(f"{where}: unknown shortcode kind {kind!r}")
 
-    out, fence = [], None
-    for line in markdown.splitlines(keepends=True):
-        match = FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(2)
-        elif fence is not None and match and match.group(2).startswith(fence[0] * len(fence)):
-            if line.strip() == match.group(2):
-                fence = None
-        elif fence is None:
+    lines = markdown.splitlines(keepends=True)
+    out = []
+    for line, outside in zip(lines, _outside_fences(lines), strict=True):
+        if outside:
             indent = line[: len(line) - len(line.lstrip())]
             line = SHORTCODE.sub(lambda m, pad=indent: replace(m).replace("\n", "\n" + pad), line)
         out.append(line)
     return "".join(out)
+
+
+def _outside_fences(lines: list[str]) -> list[bool]:
+    """For every line, whether it is outside the page's code fences."""
+    flags, fence = [], None
+    for line in lines:
+        match = FENCE.match(line)
+        if fence is None and match:
+            fence = match.group(2)
+            flags.append(False)
+        elif fence is not None:
+            if match and match.group(2).startswith(fence[0] * len(fence)):
+                if line.strip() == match.group(2):
+                    fence = None
+            flags.append(False)
+        else:
+            flags.append(True)
+    return flags
 
 
 _MATH = re.compile(

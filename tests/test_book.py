@@ -154,8 +154,9 @@ def test_a_column_of_whole_numbers_prints_without_decimals(monkeypatch):
 def test_multiline_shortcodes_keep_their_indentation():
     name = sorted(TABLES)[0]
     out = expand_shortcodes(f"!!! note\n    {{{{ table: {name} }}}}\n", "a.md", {})
-    body = out.splitlines()[1:]
-    assert len(body) >= 3 and all(line.startswith("    |") for line in body)
+    body = [line for line in out.splitlines()[1:] if line.strip()]
+    assert body[0].startswith('    <p class="table-caption"')
+    assert len(body) >= 4 and all(line.startswith("    |") for line in body[1:])
 
 
 def test_escaped_underscores_in_text_render():
@@ -299,3 +300,45 @@ def test_context_extension_examples_use_the_running_example():
             break
         source += line[4:]
     assert ast.literal_eval(source) == ce.LLAMA31
+
+
+def test_figures_and_tables_are_numbered_per_chapter_and_referenced_by_number():
+    figs = sorted(FIGURES)[:2]
+    tab = sorted(TABLES)[0]
+    sizes = {name: (10, 10) for name in FIGURES}
+    page = (
+        f"# 7. A chapter\n\nAs {{{{ figref: {figs[1]} }}}} shows "
+        f"(and {{{{ tableref: {tab} }}}}):\n\n"
+        f"{{{{ figure: {figs[0]} }}}}\n\n{{{{ table: {tab} }}}}\n\n{{{{ figure: {figs[1]} }}}}\n"
+    )
+    out = expand_shortcodes(page, "a/b.md", sizes)
+    anchor = figs[1].replace("_", "-")
+    assert f"[Figure 7.2](#fig-{anchor})" in out  # a reference before its figure
+    assert f"[Table 7.1](#table-{tab.replace('.', '-').replace('_', '-')})" in out
+    assert out.index(">Figure 7.1<") < out.index(">Table 7.1<") < out.index(">Figure 7.2<")
+    # a page without a chapter number counts from 1 without a prefix
+    plain = expand_shortcodes(f"# Home\n\n{{{{ figure: {figs[0]} }}}}\n", "index.md", sizes)
+    assert ">Figure 1<" in plain
+
+
+def test_a_reference_to_a_figure_not_on_the_page_fails():
+    figs = sorted(FIGURES)
+    sizes = {name: (10, 10) for name in FIGURES}
+    with pytest.raises(BookError, match="not on this page"):
+        expand_shortcodes(f"# 1. X\n\n{{{{ figref: {figs[0]} }}}}\n", "a.md", sizes)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_line_colour_reaches_3_to_1_on_its_background(theme):
+    """The colour cycle and the colours sampled from the sequential map for lines
+    (``Theme.line_colours``) all reach WCAG's 3:1 for graphics on the page background."""
+    from pe_book.style import THEMES, contrast
+
+    t = THEMES[theme]
+    for colour in t.cycle:
+        assert contrast(colour, t.background) >= 3.0, (theme, colour)
+    for colour in t.line_colours(12):
+        assert contrast(colour, t.background) >= 3.0, (theme, colour)
+    # and the check can fail: Okabe-Ito yellow on white, viridis' darkest on slate
+    assert contrast("#F0E442", "#ffffff") < 3.0
+    assert contrast("#440154", "#1e2129") < 3.0

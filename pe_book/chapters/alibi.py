@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import matplotlib
 import numpy as np
 
 from pe_explained.alibi import alibi_bias, alibi_slopes
@@ -88,10 +87,8 @@ def _(theme):
     left.set_title(f"head 1, m = {slopes[0]:g}")
     fig.colorbar(image, ax=left, shrink=0.85, label="bias −m(i − j)")
     distance = np.arange(FIGURE_LEN)
-    # ordered colours, steepest darkest; the end of the map that would vanish into the
-    # page background (dark purple on slate, yellow on white) is left out
-    low, high = (0.3, 1.0) if theme.name == "dark" else (0.0, 0.85)
-    colours = matplotlib.colormaps[theme.sequential](np.linspace(low, high, FIGURE_HEADS))
+    # ordered colours, steepest darkest, each at least 3:1 on the page background
+    colours = theme.line_colours(FIGURE_HEADS)
     for h in range(FIGURE_HEADS):
         exponent = f"{np.log2(slopes[h]):g}".replace("-", "−")
         right.plot(

@@ -127,7 +127,7 @@ def _():
         ],
         ["wall time", f"{_wall_minutes()} minutes on {data['run']['hardware']['cpu_count']} cores"],
     ]
-    return Table(["", "value"], rows)
+    return Table(["setting", "value"], rows)
 
 
 def _wall_minutes() -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from matplotlib import colormaps
 
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from pe_explained.naive import binary_encoding, closest_position, neighbour_distances
@@ -37,7 +36,7 @@ QUOTED = ("FORK_D_MODEL", "FORK_CONTEXT", "FORK_PAIRS", "ROTARY_RANGE")
     "radian per position and the seven hands fan out around the face; on the second they "
     "span a narrow wedge; on the third and fourth they overlap at 12 o'clock.",
     caption=f"Each pair (sin θ, cos θ) of PE (d_model = {CLOCK_D_MODEL}) drawn as a clock "
-    f"hand, for positions 0–{CLOCK_POSITIONS - 1} (blue = earlier → yellow = later). "
+    f"hand, for positions 0–{CLOCK_POSITIONS - 1} (darker = earlier → lighter = later). "
     "Angle θ = pos · ω_i "
     "is measured clockwise from 12 o'clock.",
 )
@@ -45,7 +44,7 @@ def _(theme):
     pe = sinusoidal(CLOCK_POSITIONS, CLOCK_D_MODEL)
     omega = sinusoidal_frequencies(CLOCK_D_MODEL)
     wavelength = sinusoidal_wavelengths(CLOCK_D_MODEL)
-    colours = colormaps[theme.sequential](np.linspace(0.3, 1.0, CLOCK_POSITIONS))
+    colours = theme.line_colours(CLOCK_POSITIONS)
     fig = new_figure(7.0, 2.3)
     axes = fig.subplots(1, len(omega))
     circle = np.linspace(0, 2 * np.pi, 181)
