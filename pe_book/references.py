@@ -221,6 +221,75 @@ REFERENCES: dict[str, Reference] = {
         "ICLR 2024",
         "https://arxiv.org/abs/2309.00071",
     ),
+    "roziere2023": _r(
+        "Baptiste Rozière, Jonas Gehring, Fabian Gloeckle, Sten Sootla, et al.",
+        "Rozière et al.",
+        2023,
+        "Code Llama: Open Foundation Models for Code",
+        "arXiv:2308.12950",
+        "https://arxiv.org/abs/2308.12950",
+    ),
+    "xiong2023": _r(
+        "Wenhan Xiong, Jingyu Liu, Igor Molybog, Hejia Zhang, Prajjwal Bhargava, Rui Hou, "
+        "Louis Martin, Rashi Rungta, et al.",
+        "Xiong et al.",
+        2023,
+        "Effective Long-Context Scaling of Foundation Models",
+        "arXiv:2309.16039 (NAACL 2024)",
+        "https://arxiv.org/abs/2309.16039",
+    ),
+    "yang2024qwen2": _r(
+        "An Yang, Baosong Yang, Binyuan Hui, Bo Zheng, Bowen Yu, Chang Zhou, et al. "
+        "(Qwen Team, Alibaba Group)",
+        "Qwen Team (Qwen2)",
+        2024,
+        "Qwen2 Technical Report",
+        "arXiv:2407.10671",
+        "https://arxiv.org/abs/2407.10671",
+    ),
+    "yang2024qwen25": _r(
+        "An Yang, Baosong Yang, Beichen Zhang, Binyuan Hui, Bo Zheng, Bowen Yu, et al. "
+        "(Qwen Team, Alibaba Group)",
+        "Qwen Team (Qwen2.5)",
+        2024,
+        "Qwen2.5 Technical Report",
+        "arXiv:2412.15115",
+        "https://arxiv.org/abs/2412.15115",
+    ),
+    "kamradt2023": _r(
+        "Greg Kamradt",
+        "Kamradt",
+        2023,
+        "Needle In A Haystack: Pressure Testing LLMs",
+        "GitHub repository",
+        "https://github.com/gkamradt/LLMTest_NeedleInAHaystack",
+    ),
+    "hsieh2024": _r(
+        "Cheng-Ping Hsieh, Simeng Sun, Samuel Kriman, Shantanu Acharya, Dima Rekesh, Fei Jia, "
+        "Yang Zhang, Boris Ginsburg",
+        "Hsieh et al.",
+        2024,
+        "RULER: What's the Real Context Size of Your Long-Context Language Models?",
+        "COLM 2024",
+        "https://arxiv.org/abs/2404.06654",
+    ),
+    "dao2024": _r(
+        "Tri Dao",
+        "Dao",
+        2024,
+        "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning",
+        "ICLR 2024",
+        "https://arxiv.org/abs/2307.08691",
+    ),
+    "transformers2025yarnfactor": _r(
+        "jklj077 and Hugging Face transformers maintainers",
+        "transformers issue #38224",
+        2025,
+        "YaRN: factor is not effective with original_max_position_embeddings "
+        "(issue #38224, fixed by pull request #40320, August 2025)",
+        "GitHub, huggingface/transformers",
+        "https://github.com/huggingface/transformers/issues/38224",
+    ),
     "ding2024": _r(
         "Yiran Ding, Li Lyna Zhang, Chengruidong Zhang, Yuanyuan Xu, Ning Shang, Jiahang Xu, "
         "Fan Yang, Mao Yang",

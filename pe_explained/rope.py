@@ -15,9 +15,16 @@ Meta's original Llama code).
 
 :func:`rope_frequencies` also computes the frequencies of the context-extension
 methods, from a dict in the form Hugging Face model configs use for
-``rope_scaling``. It returns the same numbers as ``transformers``'
-``modeling_rope_utils.py``; where that code reads a model config field rather
-than the dict, the dict here carries it explicitly (see the docstring).
+``rope_scaling``. It returns the same numbers as ``modeling_rope_utils.py`` of
+``transformers`` 5.23.0, the version the differential tests
+(``tests/test_transformers_rope.py``) install and compare against; where that code
+reads a model config field rather than the dict, the dict here carries it
+explicitly (see the docstring). Other versions differ: before transformers pull
+request #40320 (August 2025, issue #38224), a YaRN config that held
+``original_max_position_embeddings`` had its ``factor`` replaced by
+``max_position_embeddings / original_max_position_embeddings`` — factor 1, no
+stretch, for a config whose two lengths are equal. Here, as in 5.23.0, the
+``factor`` given is used.
 :mod:`pe_explained.hf_config` reads those fields from a whole ``config.json``.
 
 Partial rotation (GPT-NeoX, Phi, GLM): only the first
@@ -56,6 +63,7 @@ __all__ = [
     "interleaved_to_halves_permutation",
     "rope_frequencies",
     "rope_decay_bound",
+    "rope_decay_bound_mean",
     "rope_wavelengths",
     "yarn_correction_range",
     "rope_pair_groups",
@@ -363,7 +371,8 @@ def rope_frequencies(
             is ``m(factor, mscale) / m(factor, mscale_all_dim)`` with
             ``m(s, a) = 0.1 a ln s + 1``), ``truncate`` (True: round the
             correction range outwards to whole pairs).
-        ``"llama3"`` — Llama 3.1 (Dubey et al., 2024)
+        ``"llama3"`` — Llama 3.1's rule, from Meta's reference code
+        (``apply_scaling`` in ``llama-models``; not in the Llama 3 paper)
             ``factor``, ``low_freq_factor``, ``high_freq_factor``,
             ``original_max_position_embeddings``.
         ``"longrope"`` — LongRoPE (Ding et al., 2024)
@@ -412,7 +421,9 @@ def rope_frequencies(
     References
     ----------
     Su et al. (2021), RoFormer; Chen et al. (2023), position interpolation;
-    Peng et al. (2024), YaRN; Dubey et al. (2024), Llama 3; Ding et al. (2024),
+    Peng et al. (2024), YaRN; Meta's ``llama-models``, ``apply_scaling`` (Llama 3.1's
+    rule; Dubey et al. (2024), the Llama 3 paper, gives its base and its staged
+    long-context training, not this rule); Ding et al. (2024),
     LongRoPE; Barbero et al. (2025), *Round and Round We Go! What makes Rotary
     Positional Encodings useful?* (p-RoPE). Hugging Face ``transformers``,
     ``modeling_rope_utils.py`` (``_compute_yarn_parameters``,
@@ -622,8 +633,10 @@ def rope_decay_bound(distances, head_dim, *, base=10000.0) -> np.ndarray:
 
     Su et al. (2021, section 3.4.3) bound ``|Σ_i h_i e^{i (m−n) θ_i}|`` by
     ``max_i |h_{i+1} − h_i| · Σ_j |S_j|`` with ``S_j = Σ_{k<j} e^{i (m−n) θ_k}``,
-    and plot the relative bound ``(1 / (head_dim/2)) Σ_j |S_j|``. It falls as the
-    relative distance ``m − n`` grows: distant tokens *can* attend less.
+    and plot the relative bound ``(1 / (head_dim/2)) Σ_j |S_j|``. It falls *on
+    average* as the relative distance ``m − n`` grows (:func:`rope_decay_bound_mean`
+    over bands of distances), but not at every step: it wiggles, and for
+    ``head_dim`` 128 it is higher at distance 2000 than at 1000.
 
     Parameters
     ----------
@@ -640,6 +653,8 @@ def rope_decay_bound(distances, head_dim, *, base=10000.0) -> np.ndarray:
     --------
     >>> rope_decay_bound([0], 8).tolist()
     [2.5]
+    >>> [round(b, 2) for b in rope_decay_bound([1000, 2000], 128).tolist()]  # rises
+    [4.47, 5.05]
     """
     dist = check_array("distances", distances, ndim=1)
     head_dim = check_positive_even_int("head_dim", head_dim)
@@ -647,6 +662,45 @@ def rope_decay_bound(distances, head_dim, *, base=10000.0) -> np.ndarray:
     terms = np.exp(1j * np.multiply.outer(dist, inv_freq))  # e^{i (m−n) θ_k}
     partial = np.cumsum(terms, axis=1)  # S_1 … S_{d/2}
     return np.abs(partial).mean(axis=1)
+
+
+def rope_decay_bound_mean(head_dim, low, high, *, base=10000.0) -> float:
+    """The mean of :func:`rope_decay_bound` over the whole distances ``low … high − 1``.
+
+    The bound wiggles from one distance to the next; its mean over a band of
+    distances shows the trend: it falls from band to band, and a larger ``base``
+    (Llama 3's 500,000, Code Llama's 10⁶) keeps it higher for longer.
+
+    Parameters
+    ----------
+    head_dim : int
+        Positive and even.
+    low, high : int
+        The band, ``0 <= low < high``; ``high`` is excluded.
+    base : float, optional
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(rope_decay_bound_mean(8, 0, 1), 6)
+    2.5
+    >>> [round(rope_decay_bound_mean(128, 1000, 10000, base=b), 2) for b in (1e4, 5e5)]
+    [4.8, 6.93]
+    """
+    head_dim = check_positive_even_int("head_dim", head_dim)
+    low = check_int("low", low, minimum=0)
+    high = check_int("high", high, minimum=1)
+    if high <= low:
+        raise ValueError(f"high must be > low, got low = {low}, high = {high}")
+    base = check_base("base", base)
+    total, chunk = 0.0, 8192  # bounded memory: chunk × head_dim/2 complex numbers at a time
+    for start in range(low, high, chunk):
+        distances = np.arange(start, min(start + chunk, high), dtype=np.float64)
+        total += float(rope_decay_bound(distances, head_dim, base=base).sum())
+    return total / (high - low)
 
 
 # ---------------------------------------------------------------------------

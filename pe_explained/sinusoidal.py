@@ -8,7 +8,10 @@ For a position ``pos`` and pair index ``i = 0 … d_model/2 − 1``::
 
 That is the paper's *interleaved* layout. Many code bases (tensor2tensor,
 fairseq, and the split-half RoPE layout) instead put every sine first and every
-cosine after it; ``layout="halves"`` gives that table with the same frequencies.
+cosine after it; ``layout="halves"`` gives that column order with the paper's
+frequencies. tensor2tensor's and fairseq's tables also space their frequencies
+differently (``tensor2tensor_timing_signal``, ``fairseq_sinusoidal``), so neither
+is this table with its columns permuted.
 
 Integer positions are computed by angle addition — the rotation property of the
 encoding itself: ``pos = a·B + b`` and ``e^{i pos ω} = e^{i a B ω} · e^{i b ω}``,
@@ -34,7 +37,8 @@ __all__ = ["sinusoidal", "sinusoidal_frequencies", "sinusoidal_wavelengths", "LA
 
 #: The two ways to place pair ``i`` of a vector of width d, shared by every module:
 #: ``"interleaved"``, dimensions 2i and 2i + 1 (the paper's table; RoFormer, GPT-J RoPE);
-#: ``"halves"``, dimensions i and i + d/2 (tensor2tensor, fairseq; GPT-NeoX RoPE).
+#: ``"halves"``, dimensions i and i + d/2 (the column order of tensor2tensor and fairseq,
+#: whose frequencies differ too; GPT-NeoX RoPE).
 #: Each function keeps its own default.
 LAYOUTS = ("interleaved", "halves")
 

@@ -6,10 +6,12 @@ pair ``i`` of the key at position ``m`` by ``ζ_i ** (−m / scale_base)``, with
 
     ζ_i = (2 i / head_dim + γ) / (1 + γ),      i = 0 … head_dim/2 − 1,  γ = 0.4
 
-so their dot product carries ``ζ_i ** ((n − m) / scale_base)``: a factor below 1
-that shrinks with the distance, fastest for the high-frequency pairs (small
-``i``, small ``ζ_i``). Those are the pairs whose cosines make RoPE's expected
-score oscillate at long distances; damping them smooths the curve.
+so their dot product carries ``ζ_i ** ((n − m) / scale_base)``: for a key before
+the query (``m < n``) a factor below 1 that shrinks with the distance, fastest for
+the high-frequency pairs (small ``i``, small ``ζ_i``). Those are the pairs whose
+cosines make RoPE's expected score oscillate at long distances; damping them
+smooths the curve. For a key after the query the factor exceeds 1 and grows: the
+decay assumes causal attention.
 
 The reference code (torchscale) applies the scale in RoPE's *interleaved*
 layout — pair ``i`` occupies dimensions ``2i`` and ``2i + 1`` — and centres the

@@ -4,7 +4,8 @@
     .venv/bin/python scripts/audit.py                       # every page of site/
     .venv/bin/python scripts/audit.py --site DIR index.html modern/rope.html
 
-Serves the built site on 127.0.0.1 (a free port), runs Lighthouse on each page
+Serves the built site on 127.0.0.1 (a free port; text gzip-compressed, as a static host
+sends it), runs Lighthouse on each page
 with the system Chromium (CHROME_PATH=/usr/bin/chromium) and prints a table of
 the four category scores, then every audit that kept a score below 1 and why.
 Targets: performance >= 0.95; accessibility, best practices and SEO = 1.00.

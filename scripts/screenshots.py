@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import http.server
+import io
 import socketserver
 import sys
 import threading
@@ -66,9 +68,31 @@ def shot_name(path: str) -> str:
     return stem.replace("/", "_") or "index"
 
 
+#: File types a static host compresses (text); images and fonts are sent as they are.
+COMPRESSED = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".txt", ".map", ".ipynb")
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    """A static host: quiet, and text gzip-compressed for clients that accept it."""
+
     def log_message(self, *args):
         pass
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?")[0].endswith("/"):
+            path = path / "index.html"
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (accepts and path.is_file() and path.suffix in COMPRESSED):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return io.BytesIO(body)
 
 
 def serve(site: Path):

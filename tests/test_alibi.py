@@ -42,6 +42,27 @@ def test_twelve_heads_take_every_other_slope_of_the_16_head_ladder():
     np.testing.assert_allclose(alibi_slopes(12), expected, rtol=1e-15)
 
 
+def test_bloom_176b_112_heads_are_the_64_ladder_then_odd_rungs_of_the_128_ladder():
+    # BLOOM-176B has 112 heads: 2^(-h/8) for h = 1 … 64, then 2^(-(2k-1)/16) for k = 1 … 48
+    expected = [2.0 ** (-h / 8) for h in range(1, 65)] + [
+        2.0 ** (-(2 * k - 1) / 16) for k in range(1, 49)
+    ]
+    np.testing.assert_allclose(alibi_slopes(112), expected, rtol=1e-14)
+
+
+def mpt_gen_slopes(n):
+    """MPT's recipe, re-derived: the ladder of the next power of two P, 2^(-8k/P), then its
+    even rungs (the P/2 ladder) followed by its odd rungs, cut to n."""
+    big = 2 ** math.ceil(math.log2(n))
+    ladder = [2.0 ** (-8 * k / big) for k in range(1, big + 1)]
+    return (ladder if big == n else ladder[1::2] + ladder[0::2])[:n]
+
+
+@pytest.mark.parametrize("num_heads", [3, 8, 12, 20, 112])
+def test_mpt_recipe_gives_the_same_slopes_in_the_same_order(num_heads):
+    np.testing.assert_allclose(alibi_slopes(num_heads), mpt_gen_slopes(num_heads), rtol=1e-14)
+
+
 def test_bias_values_causal_and_bidirectional():
     bias = alibi_bias(8, 4)  # slopes 1/2, 1/4, …
     assert bias.shape == (8, 4, 4) and bias.dtype == np.float32

@@ -255,6 +255,13 @@ CALLS: dict[str, tuple[Call, ...]] = {
             empty={"distances": "result"},
         ),
     ),
+    "rope_decay_bound_mean": (
+        Call(
+            pe.rope_decay_bound_mean,
+            {"head_dim": 8, "low": 0, "high": 10, "base": 10000.0},
+            {"head_dim": INT, "low": INT, "high": INT, **BASE},
+        ),
+    ),
     "rope_frequencies": (Call(pe.rope_frequencies, {**ROPE_KWARGS, "head_dim": 8}, ROPE_KINDS),),
     "rope_wavelengths": (Call(pe.rope_wavelengths, {**ROPE_KWARGS, "head_dim": 8}, ROPE_KINDS),),
     "rope_pair_groups": (Call(pe.rope_pair_groups, {**ROPE_KWARGS, "head_dim": 16}, ROPE_KINDS),),

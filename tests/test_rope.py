@@ -208,6 +208,53 @@ def test_decay_bound_starts_at_its_maximum_and_falls():
     assert rope_decay_bound([37.0], 128)[0] == pytest.approx(total / 64, rel=1e-12)
 
 
+def test_decay_bound_rises_in_places_for_head_dim_128():
+    from pe_explained import rope_decay_bound
+
+    # a bound, not a monotone law: from distance 1000 to 2000 it rises
+    low, high = rope_decay_bound([1000.0, 2000.0], 128)
+    assert high > low
+    assert (low, high) == (pytest.approx(4.4708, abs=1e-4), pytest.approx(5.0468, abs=1e-4))
+
+
+def test_decay_bound_mean_is_the_mean_over_whole_distances():
+    from pe_explained import rope_decay_bound, rope_decay_bound_mean
+
+    direct = rope_decay_bound(np.arange(100, 1000, dtype=np.float64), 64, base=500000.0)
+    assert rope_decay_bound_mean(64, 100, 1000, base=500000.0) == pytest.approx(
+        float(direct.mean()), rel=1e-12
+    )
+    # one distance, 0: the maximum (head_dim/2 + 1)/2
+    assert rope_decay_bound_mean(8, 0, 1) == pytest.approx(2.5, rel=1e-15)
+    # long bands are computed in chunks: the same number as one call
+    long = rope_decay_bound(np.arange(0, 70000, dtype=np.float64), 16)
+    assert rope_decay_bound_mean(16, 0, 70000) == pytest.approx(float(long.mean()), rel=1e-12)
+
+
+def test_decay_bound_falls_on_average_and_a_larger_base_slows_it():
+    from pe_explained import rope_decay_bound_mean
+
+    bands = [(1, 100), (100, 1000), (1000, 10000)]
+    for base in (10000.0, 500000.0):
+        means = [rope_decay_bound_mean(128, lo, hi, base=base) for lo, hi in bands]
+        assert means == sorted(means, reverse=True)
+    for lo, hi in bands + [(10000, 32768)]:
+        assert rope_decay_bound_mean(128, lo, hi, base=500000.0) > rope_decay_bound_mean(
+            128, lo, hi, base=10000.0
+        )
+
+
+@pytest.mark.parametrize(
+    "low, high, error",
+    [(5, 5, ValueError), (-1, 5, ValueError), (5, 2, ValueError), (1.5, 5, TypeError)],
+)
+def test_decay_bound_mean_needs_a_non_empty_band(low, high, error):
+    from pe_explained import rope_decay_bound_mean
+
+    with pytest.raises(error, match="low|high"):
+        rope_decay_bound_mean(8, low, high)
+
+
 def test_pair_groups_by_hand():
     from pe_explained import rope_pair_groups
 

@@ -432,3 +432,39 @@ def test_proportional_zeroes_the_slowest_pairs():
 def test_bad_partial_rotary_factor(head_dim, kwargs, error, match):
     with pytest.raises(error, match=match):
         rope_frequencies(head_dim, **kwargs)
+
+
+def _pinned_transformers() -> str:
+    """The transformers version .ci/run installs for the differential tests."""
+    import re
+    from pathlib import Path
+
+    run = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text(encoding="utf-8")
+    return re.search(r"transformers==([0-9.]+)", run).group(1)
+
+
+def test_the_docstring_names_the_transformers_version_the_tests_pin():
+    import pe_explained.rope
+
+    assert f"transformers`` {_pinned_transformers()}" in " ".join(pe_explained.rope.__doc__.split())
+
+
+def test_a_yarn_factor_is_kept_when_both_lengths_are_given():
+    # transformers before PR #40320 replaced it by max / original length: 1 here
+    from pe_explained import config_rope_frequencies
+
+    config = {
+        "hidden_size": 5120,
+        "num_attention_heads": 40,
+        "rope_theta": 1e6,
+        "max_position_embeddings": 32768,
+        "rope_scaling": {
+            "type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 32768,
+        },
+    }
+    inv_freq, attention_factor = config_rope_frequencies(config)
+    plain, _ = rope_frequencies(128, base=1e6)
+    assert plain[-1] / inv_freq[-1] == pytest.approx(4.0, rel=1e-12)
+    assert attention_factor == pytest.approx(0.1 * math.log(4.0) + 1.0, rel=1e-12)

@@ -512,3 +512,16 @@ def test_a_missing_factor_outside_a_config_says_where_transformers_takes_it():
     for bad in (scaling, {**scaling, "factor": None}):
         with pytest.raises(ValueError, match=r"factor.*max_position_embeddings.*config_rope_freq"):
             pe.rope_frequencies(64, scaling=bad)
+
+
+def test_the_installed_transformers_is_the_version_the_library_names():
+    # pe_explained.rope names the version its numbers are compared with; .ci/run pins it
+    import re
+    from pathlib import Path
+
+    run = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text(encoding="utf-8")
+    pinned = re.search(r"transformers==([0-9.]+)", run).group(1)
+    assert transformers.__version__ == pinned, (
+        f"these differential tests compare with transformers {pinned}; "
+        f"{transformers.__version__} is installed"
+    )

@@ -115,6 +115,27 @@ BAD = [
 ]
 
 
+def test_xpos_is_lower_than_rope_on_average_between_500_and_2000():
+    band = np.arange(500, 2000)
+    rope = expected_rotary_score(64, band)
+    xpos = expected_rotary_score(64, band, scale_base=512)
+    assert xpos.mean() < rope.mean()
+    # and at distance 1000 by a third: 0.279 against 0.189
+    at = expected_rotary_score(64, [1000]), expected_rotary_score(64, [1000], scale_base=512)
+    assert (round(float(at[0][0]), 3), round(float(at[1][0]), 3)) == (0.279, 0.189)
+
+
+def test_a_key_after_the_query_is_amplified_not_damped():
+    # the score carries zeta_i^((n - m)/B): for m > n the exponent is negative
+    zeta = xpos_zeta(64)
+    for distance in (-512, -2048):
+        factor = xpos_scale(64, [distance])[0, ::2]  # one column per pair (interleaved)
+        np.testing.assert_allclose(factor, zeta ** (distance / 512), rtol=1e-13)
+        assert np.all(factor > 1)
+    far, near = xpos_scale(64, [-2048])[0, 0], xpos_scale(64, [-512])[0, 0]
+    assert far > near > 1
+
+
 @pytest.mark.parametrize("call, error, message", BAD, ids=[m for _, _, m in BAD])
 def test_bad_input_is_named(call, error, message):
     with pytest.raises(error, match=message):

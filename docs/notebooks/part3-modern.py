@@ -122,19 +122,24 @@ plt.show()
 #
 # T5 learns one scalar bias per *bucket* of relative positions: the first few
 # distances get a bucket each, larger ones share logarithmically wider buckets, and
-# everything past `max_distance` shares the last one. Keys before and after the query
-# get separate buckets in the encoder.
+# the last bucket takes everything from some distance on — and that distance is
+# well below `max_distance`: the logarithmic buckets reach the last
+# one early. Keys before and after the query get separate buckets in the encoder.
 
 # %%
 offsets = np.array([-200, -128, -64, -16, -8, -7, -1, 0, 1, 7, 8, 16, 64, 128, 200])
 for offset, bucket in zip(offsets, t5_relative_bucket(offsets)):
     print(f"key - query = {offset:5d}  ->  bucket {bucket}")
+distance = np.arange(1, 129)
+last_bucket = t5_relative_bucket(-distance)[-1]
+flat_from = int(distance[t5_relative_bucket(-distance) == last_bucket][0])
+print("every distance from", flat_from, "on shares the last bucket on each side")
 
-# %% alt="Step plot of T5's bucket index against the relative position key minus query from -160 to 160: one bucket per position near 0, then wider and wider steps, flat beyond plus or minus 128; keys before the query use buckets 0 to 15 and keys after it buckets 16 to 31."
+# %% alt="Step plot of T5's bucket index against the relative position key minus query from -160 to 160: one bucket per position near 0, then wider and wider steps, flat from the distance printed above on each side (dashed lines), well inside plus or minus max_distance; keys before the query use buckets 0 to 15 and keys after it buckets 16 to 31."
 relative = np.arange(-160, 161)
 fig, ax = plt.subplots(figsize=(7, 3.2))
 ax.step(relative, t5_relative_bucket(relative), where="mid")
-for edge in (-128, 128):
+for edge in (-flat_from, flat_from):
     ax.axvline(edge, color="0.5", linestyle="--", linewidth=1)
 ax.set_xlabel("relative position  key − query  (positions)")
 ax.set_ylabel("bucket")
@@ -194,7 +199,8 @@ plt.show()
 # - ALiBi needs no position vectors: one slope per head turns distance into a linear
 #   penalty on the score.
 # - T5 shares one learned bias among all offsets in a bucket, exact up close and
-#   logarithmic far away, flat beyond `max_distance`.
+#   logarithmic far away, and flat from the distance printed above on — before
+#   `max_distance` is reached.
 # - Context-extension methods differ in *which* frequencies they lower: all of them
 #   (interpolation), smoothly more for slow pairs (NTK-aware), or none of the fastest,
 #   all of the slowest and a blended band in between that reaches pairs faster than

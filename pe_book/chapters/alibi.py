@@ -32,6 +32,59 @@ def _():
     return Table(["head h", *[f"{n} heads" for n in HEAD_COUNTS]], rows)
 
 
+#: BLOOM-176B's head count (BigScience Workshop, 2022): a real model that is not a power of two.
+BLOOM_HEADS = 112
+QUOTED = ("BLOOM_HEADS",)
+
+
+def _bloom_groups() -> tuple[np.ndarray, np.ndarray]:
+    """BLOOM-176B's slopes split into the power-of-two ladder and the heads filled after it."""
+    slopes = alibi_slopes(BLOOM_HEADS)
+    ladder = 2 ** int(np.floor(np.log2(BLOOM_HEADS)))  # the largest power of two below
+    return slopes[:ladder], slopes[ladder:]
+
+
+def _power(slope: float) -> str:
+    """A slope as a power of two with a fractional exponent, e.g. 2^(−1/16)."""
+    sixteenths = -np.log2(slope) * 16
+    whole = round(float(sixteenths))
+    fraction = f"{whole // 16}" if whole % 16 == 0 else f"{whole}/16"
+    if whole % 16 and whole % 2 == 0:
+        fraction = f"{whole // 2}/8"
+    return f"2^(−{fraction})"
+
+
+@value("bloom_ladder_heads")
+def _():
+    return str(len(_bloom_groups()[0]))
+
+
+@value("bloom_filled_heads")
+def _():
+    return str(len(_bloom_groups()[1]))
+
+
+@value("bloom_first_filled_head")
+def _():
+    return str(len(_bloom_groups()[0]) + 1)
+
+
+@value("bloom_ladder_range")
+def _():
+    ladder, _ = _bloom_groups()
+    return f"{_power(ladder[0])} = {ladder[0]:.4f} to {_power(ladder[-1])} = {ladder[-1]:.4g}"
+
+
+@value("bloom_filled_range")
+def _():
+    _, filled = _bloom_groups()
+    first, second, last = filled[0], filled[1], filled[-1]
+    return (
+        f"{_power(first)} = {first:.4f}, {_power(second)} = {second:.4f}, …, "
+        f"{_power(last)} = {last:.4f}"
+    )
+
+
 ROW_TERM_HEADS = 12  # not a power of two: slopes such as 2^-0.5 are not exact in binary
 
 

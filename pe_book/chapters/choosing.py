@@ -52,3 +52,11 @@ def _():
 @value("t5_parameters")
 def _():
     return f"{T5_BUCKETS * NUM_HEADS:,}"
+
+
+@value("bias_share")
+def _():
+    # one bias number per score, against head_dim multiply-adds for the q·k product
+    bias = NUM_HEADS * SEQ_LEN  # per query token, per layer
+    products = NUM_HEADS * SEQ_LEN * HEAD_DIM  # head_dim multiply-adds per score
+    return f"1/{products // bias}"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from pe_explained.properties import slow_pair_count
 from pe_explained.rope import (
     ntk_aware_base,
+    rope_decay_bound_mean,
     rope_frequencies,
     rope_pair_groups,
     rope_wavelengths,
@@ -284,3 +286,91 @@ def _band_value(rule: str, what: str) -> str:
 for _rule in RUNNING_RULES:
     for _what in ("kept", "first", "last", "divided", "wavelengths", "stretch"):
         value(f"{_rule}_band_{_what}")(lambda rule=_rule, what=_what: _band_value(rule, what))
+
+
+#: Raising the base in long-context training: (model, base, sequence length of that
+#: training), all with heads HEAD_DIM wide. Code Llama: Rozière et al. 2023, §2.4;
+#: Llama 2 Long: Xiong et al. 2023, §2; Llama 3.1: Dubey et al. 2024, §3.4.2 (base 500,000
+#: from the start, the context grown in stages); Qwen2 and Qwen2.5: their technical
+#: reports (base raised from 10,000 with the context).
+ABF_MODELS = (
+    ("Llama 2 (no long-context stage)", BASE, CONTEXT),
+    ("Code Llama", 1e6, 16384),
+    ("Llama 2 Long", 500000.0, 32768),
+    ("Llama 3.1, last stage", LLAMA31_BASE, 131072),
+    ("Qwen2, Qwen2.5", 1e6, 32768),
+)
+#: Bases and bands of distances for the decay-bound table.
+ABF_BASES = (BASE, 500000.0, 1e6)
+DECAY_BANDS = ((1, 100), (100, 1000), (1000, 10000), (10000, 32768), (32768, 131072))
+
+
+@table(
+    "abf_models",
+    caption=f"Raising the base with the context (head_dim = {HEAD_DIM}). For each model, the "
+    "base and the sequence length of its long-context training; the slowest pair's "
+    "wavelength; how many of its pairs turn less than once over that length, and how many "
+    f"would at base {BASE:,.0f}.",
+)
+def _():
+    rows = []
+    for name, base, length in ABF_MODELS:
+        rows.append(
+            [
+                name,
+                f"{base:,.0f}",
+                length,
+                rope_wavelengths(HEAD_DIM, base=base)[-1],
+                slow_pair_count(length, HEAD_DIM, base=base),
+                slow_pair_count(length, HEAD_DIM, base=BASE),
+            ]
+        )
+    return Table(
+        [
+            "model",
+            "base",
+            "trained on (positions)",
+            "slowest wavelength",
+            "pairs slower than that",
+            f"at base {BASE:,.0f}",
+        ],
+        rows,
+        formats={"trained on (positions)": ",d", "slowest wavelength": ",.0f"},
+    )
+
+
+@table(
+    "abf_decay",
+    caption=f"RoFormer's relative decay bound (chapter 11), head_dim = {HEAD_DIM}, averaged "
+    "over bands of distances (rope_decay_bound_mean): it falls over the first bands and then "
+    "levels off, and a larger base keeps it higher for longer. At distance 0 it is the same "
+    "for every base.",
+)
+def _():
+    rows = [
+        [
+            f"{base:,.0f}",
+            *(rope_decay_bound_mean(HEAD_DIM, lo, hi, base=base) for lo, hi in DECAY_BANDS),
+        ]
+        for base in ABF_BASES
+    ]
+    return Table(
+        ["base", *(f"{lo:,}–{hi:,}" for lo, hi in DECAY_BANDS)],
+        rows,
+        default_format=".2f",
+    )
+
+
+@value("ntk_running_base")
+def _():
+    return f"{ntk_aware_base(BASE, FACTOR, HEAD_DIM):,.0f}"
+
+
+@value("abf_slowest_ratio")
+def _():
+    # how much longer the slowest wavelength is at 500,000 than at 10,000
+    ratio = (
+        rope_wavelengths(HEAD_DIM, base=LLAMA31_BASE)[-1]
+        / rope_wavelengths(HEAD_DIM, base=BASE)[-1]
+    )
+    return f"{ratio:.0f}"

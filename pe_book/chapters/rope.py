@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from pe_explained.properties import slow_pair_count
-from pe_explained.rope import apply_rope, rope_decay_bound, rope_frequencies, rope_wavelengths
+from pe_explained.rope import (
+    apply_rope,
+    rope_decay_bound,
+    rope_decay_bound_mean,
+    rope_frequencies,
+    rope_wavelengths,
+)
 
 from .. import figure, value
 from ..style import new_figure
@@ -16,6 +22,9 @@ PAIRS = HEAD_DIM // 2
 # base and trained context: Llama 2 and Llama 3 (before its 3.1 context extension)
 LLAMA2_BASE, LLAMA2_CONTEXT = 10000.0, 4096
 LLAMA3_BASE, LLAMA3_CONTEXT = 500000.0, 8192
+#: Two distances where the decay bound rises, and bands of distances it is averaged over.
+DECAY_EARLIER, DECAY_LATER = 1000, 2000
+DECAY_BANDS = ((1, 100), (100, 1000), (1000, 10000))
 #: The constants the page quotes, as {{ value: rope.NAME:spec }}.
 QUOTED = (
     "HEAD_DIM",
@@ -24,6 +33,8 @@ QUOTED = (
     "LLAMA2_CONTEXT",
     "LLAMA3_BASE",
     "LLAMA3_CONTEXT",
+    "DECAY_EARLIER",
+    "DECAY_LATER",
 )
 
 
@@ -69,10 +80,16 @@ def _(theme):
 
 @figure(
     "rope_decay",
-    alt=f"Line plot of RoFormer's relative upper bound on the attention score against the "
-    f"relative distance 0 to {DECAY_MAX} (head_dim = {HEAD_DIM}), for base {LLAMA2_BASE:g} and "
-    f"base {LLAMA3_BASE:g}. Both start at their maximum at distance 0 and fall with distance; the "
-    f"curve for base {LLAMA3_BASE:g} falls more slowly.",
+    alt=lambda: (
+        f"Line plot of RoFormer's relative upper bound on the attention score against the "
+        f"relative distance 0 to {DECAY_MAX} (head_dim = {HEAD_DIM}), for base {LLAMA2_BASE:g} "
+        f"and base {LLAMA3_BASE:g}. Both start at their maximum at distance 0 and fall steeply "
+        "over the first hundred positions; after that they wiggle, falling on average but "
+        f"rising in places (for base {LLAMA2_BASE:g}, from "
+        f"{rope_decay_bound([float(DECAY_EARLIER)], HEAD_DIM)[0]:.2f} at {DECAY_EARLIER} to "
+        f"{rope_decay_bound([float(DECAY_LATER)], HEAD_DIM)[0]:.2f} at {DECAY_LATER}). The "
+        f"curve for base {LLAMA3_BASE:g} falls more slowly."
+    ),
     caption="The long-term decay: RoFormer's upper bound (1/(d/2))·Σ_j |S_j| against the "
     f"relative distance m − n, for head_dim = {HEAD_DIM}. A larger base slows the decay.",
 )
@@ -102,7 +119,21 @@ def _():
 
 @value("decay_at_1000")
 def _():
-    return f"{rope_decay_bound([1000.0], HEAD_DIM)[0]:.1f}"
+    return f"{rope_decay_bound([float(DECAY_EARLIER)], HEAD_DIM)[0]:.2f}"
+
+
+@value("decay_at_later")
+def _():
+    return f"{rope_decay_bound([float(DECAY_LATER)], HEAD_DIM)[0]:.2f}"
+
+
+@value("decay_band_means")
+def _():
+    means = [
+        f"{rope_decay_bound_mean(HEAD_DIM, lo, hi):.1f} over distances {lo:,}–{hi:,}"
+        for lo, hi in DECAY_BANDS
+    ]
+    return ", ".join(means[:-1]) + " and " + means[-1]
 
 
 @value("llama2_slow_pairs")

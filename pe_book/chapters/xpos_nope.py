@@ -18,13 +18,55 @@ from .. import Table, figure, table, value
 from ..style import new_figure
 
 HEAD_DIM, SCALE_BASE = 64, 512
-QUOTED = ("HEAD_DIM", "SCALE_BASE")
 FAR = np.arange(2048, 8193)  # "far" distances for the oscillation numbers
 NOPE_LEN = 16
 
 
 def _far(scale_base):
     return expected_rotary_score(HEAD_DIM, FAR, scale_base=scale_base)
+
+
+#: Where the xPos curve is lower than RoPE's on average, and one distance inside it.
+LOWER_BAND, LOWER_AT = (500, 2000), 1000
+#: A key this far *after* the query (xPos's factor on pair 0 there).
+AFTER = 2048
+QUOTED = ("HEAD_DIM", "SCALE_BASE", "LOWER_AT", "AFTER")
+
+
+def _band_mean(scale_base):
+    band = np.arange(*LOWER_BAND)
+    return float(expected_rotary_score(HEAD_DIM, band, scale_base=scale_base).mean())
+
+
+@value("lower_band")
+def _():
+    return f"{LOWER_BAND[0]:,}–{LOWER_BAND[1]:,}"
+
+
+@value("rope_band_mean")
+def _():
+    return f"{_band_mean(None):.3f}"
+
+
+@value("xpos_band_mean")
+def _():
+    return f"{_band_mean(SCALE_BASE):.3f}"
+
+
+@value("rope_at_lower")
+def _():
+    return f"{expected_rotary_score(HEAD_DIM, [LOWER_AT])[0]:.3f}"
+
+
+@value("xpos_at_lower")
+def _():
+    return f"{expected_rotary_score(HEAD_DIM, [LOWER_AT], scale_base=SCALE_BASE)[0]:.3f}"
+
+
+@value("after_factor_pair0")
+def _():
+    # the score's factor on pair 0 for a key AFTER positions after the query: ζ_0^(−AFTER/B)
+    return f"{xpos_scale(HEAD_DIM, [-AFTER], scale_base=SCALE_BASE)[0, 0]:.0f}"
 
 
 @value("rope_far_min")
@@ -64,7 +106,8 @@ def _():
     "xpos_vs_rope_score",
     alt=f"Two curves of the expected query-key score against distance from 0 to {FAR[-1]} "
     f"positions, head_dim {HEAD_DIM}, logarithmic distance axis. Both start at 1 and fall "
-    "over the first few hundred positions. Beyond about a thousand positions the RoPE curve "
+    "over the first few hundred positions; in between, the xPos curve runs lower on "
+    "average. Beyond about a thousand positions the RoPE curve "
     "oscillates rapidly above and below zero, while the xPos curve is smooth and settles "
     "slightly above zero.",
     caption=f"Expected score of a query and a key with the same content, relative to "

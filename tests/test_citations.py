@@ -1,0 +1,75 @@
+"""A citation renders its authors' names ("[Chen et al., 2023]"), so a page must not type
+the same names right before it: "Chen et al. {{ cite: chen2023 }}" prints them twice."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pe_book.references import REFERENCES
+
+ROOT = Path(__file__).resolve().parent.parent
+CITE = re.compile(r"\{\{\s*cite:\s*([^}]*?)\s*\}\}")
+
+
+def _sources() -> list[Path]:
+    """Every text a citation can appear in: pages, notebook sources, chapter modules."""
+    pages = [p for p in (ROOT / "docs").rglob("*.md") if "overrides" not in p.parts]
+    notebooks = sorted((ROOT / "docs" / "notebooks").glob("*.py"))
+    chapters = sorted((ROOT / "pe_book").rglob("*.py"))
+    return sorted(pages) + notebooks + chapters
+
+
+def doubled_names(text: str) -> list[str]:
+    """The citations in ``text`` whose rendered names were also typed just before them.
+
+    The text before a citation counts with its line breaks and markup collapsed, and
+    with a possessive ("Press et al.'s {{ cite: press2022 }}") or an opening bracket.
+    """
+    found = []
+    for match in CITE.finditer(text):
+        before = re.sub(r"\s+", " ", text[max(0, match.start() - 120) : match.start()])
+        before = re.sub(r"[\s(\[*_]+$", "", before)
+        before = re.sub(r"['’]s$", "", before)
+        for key in (k.strip() for k in match.group(1).split(",")):
+            if key not in REFERENCES:
+                continue
+            short = REFERENCES[key].short
+            if before.endswith(short) or before.endswith(short.rstrip(".")):
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(f"line {line}: {short!r} before {{{{ cite: {key} }}}}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chen et al. {{ cite: chen2023 }} divide every position",
+        "as shown by Press et al.\n{{ cite: press2022 }}",
+        "Press et al.'s {{ cite: press2022 }} code",
+        "Wang and Chen ({{ cite: wang2020 }})",
+        "two papers, Ke et al. {{ cite: vaswani2017, ke2021 }}",
+    ],
+)
+def test_a_name_typed_before_its_citation_is_found(text):
+    assert doubled_names(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{{ cite: chen2023 }} divide every position",
+        "Position interpolation {{ cite: chen2023 }} divides",
+        "Kazemnejad et al. also show {{ cite: haviv2022 }}",
+        "as Press et al. found; see {{ cite: press2022 }}",
+    ],
+)
+def test_a_citation_without_its_names_before_it_passes(text):
+    assert not doubled_names(text)
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_page_types_the_names_its_citation_prints(path):
+    assert doubled_names(path.read_text(encoding="utf-8")) == []
