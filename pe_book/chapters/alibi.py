@@ -23,9 +23,7 @@ def _():
     rows = []
     for h in range(max(HEAD_COUNTS)):
         cells = [f"{slopes[n][h]:.6g}" if h < n else "" for n in HEAD_COUNTS]
-        exponents = [
-            f"2^{np.log2(slopes[n][h]):g}".replace("-", "−") if h < n else "" for n in HEAD_COUNTS
-        ]
+        exponents = [f"$2^{{{np.log2(slopes[n][h]):g}}}$" if h < n else "" for n in HEAD_COUNTS]
         rows.append(
             [h + 1, *[f"{c} ({e})" if c else "" for c, e in zip(cells, exponents, strict=True)]]
         )
@@ -45,13 +43,13 @@ def _bloom_groups() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _power(slope: float) -> str:
-    """A slope as a power of two with a fractional exponent, e.g. 2^(−1/16)."""
+    """A slope as a power of two with a fractional exponent, as math: ``$2^{-1/16}$``."""
     sixteenths = -np.log2(slope) * 16
     whole = round(float(sixteenths))
     fraction = f"{whole // 16}" if whole % 16 == 0 else f"{whole}/16"
     if whole % 16 and whole % 2 == 0:
         fraction = f"{whole // 2}/8"
-    return f"2^(−{fraction})"
+    return f"$2^{{-{fraction}}}$"
 
 
 @value("bloom_ladder_heads")
@@ -137,18 +135,17 @@ def _(theme):
     image = left.imshow(shown, cmap=theme.sequential, interpolation="nearest")
     left.set_xlabel("key position j")
     left.set_ylabel("query position i")
-    left.set_title(f"head 1, m = {slopes[0]:g}")
-    fig.colorbar(image, ax=left, shrink=0.85, label="bias −m(i − j)")
+    left.set_title(f"head 1, $m = {slopes[0]:g}$")
+    fig.colorbar(image, ax=left, shrink=0.85, label="bias $-m\\,(i - j)$")
     distance = np.arange(FIGURE_LEN)
     # ordered colours, steepest darkest, each at least 3:1 on the page background
     colours = theme.line_colours(FIGURE_HEADS)
     for h in range(FIGURE_HEADS):
-        exponent = f"{np.log2(slopes[h]):g}".replace("-", "−")
         right.plot(
             distance,
             -slopes[h] * distance,
             color=colours[h],
-            label=f"head {h + 1}: m = 2^{exponent}",
+            label=f"head {h + 1}: $m = 2^{{{np.log2(slopes[h]):g}}}$",
         )
     left.set_xticks(range(0, FIGURE_LEN, 3))
     left.set_yticks(range(0, FIGURE_LEN, 3))
