@@ -222,6 +222,7 @@ def render_math(page_html: str, page: str) -> str:
             raise BookError(f"{page}: cannot render math {latex!r}: {exc}") from exc
         if "\\" in mathml:  # latex2mathml passes unknown commands through as text
             raise BookError(f"{page}: math {latex!r} uses a command MathML cannot render")
+        mathml = _unary_signs(mathml)
         # One element per line: MathML ignores white space between elements, and
         # line-based regexes of other plugins (print-site's anchor rewriting) stay
         # linear instead of backtracking over one very long line with no spaces.
@@ -235,6 +236,29 @@ def render_math(page_html: str, page: str) -> str:
         context = " ".join(text[max(0, leftover.start() - 60) : leftover.end() + 20].split())
         raise BookError(f"{page}: math left unrendered: {leftover.group(0)!r} in {context!r}")
     return result
+
+
+#: A minus or plus sign and what stands before it (an element's start or end tag).
+_SIGN = re.compile(r"(<[^<>]*>)(?:([^<>]*)(</mo>))?<mo>(&#x02212;|&#x0002B;)</mo>")
+#: Operators after which a following sign ends an operand: closing fences and bars.
+_CLOSERS = {"&#x00029;", ")", "&#x0005D;", "]", "&#x0007D;", "}", "&#x0007C;", "|", "&#x02016;"}
+
+
+def _unary_signs(mathml: str) -> str:
+    """Mark a sign that opens an operand as a prefix operator, so it is set as a sign
+    (R(−a), = −b) rather than with the spacing of a binary minus."""
+
+    def mark(match: re.Match) -> str:
+        tag, content, close, sign = match.groups()
+        if close is None:  # right after a start tag: <mrow>, <math …>, <msub> …
+            unary = not tag.startswith("</")
+        else:  # after an operator: unary unless the operator closes a group
+            unary = tag.startswith("<mo") and content not in _CLOSERS
+        before = tag + (content or "") + (close or "")
+        form = ' form="prefix"' if unary else ""
+        return f"{before}<mo{form}>{sign}</mo>"
+
+    return _SIGN.sub(mark, mathml)
 
 
 _CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)

@@ -342,3 +342,33 @@ def test_every_line_colour_reaches_3_to_1_on_its_background(theme):
     # and the check can fail: Okabe-Ito yellow on white, viridis' darkest on slate
     assert contrast("#F0E442", "#ffffff") < 3.0
     assert contrast("#440154", "#1e2129") < 3.0
+
+
+def _inline_math(text: str) -> list[str]:
+    """Inline ``$…$`` spans of a page's prose (display ``$$…$$`` and code left out)."""
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    prose = re.sub(r"\$\$.*?\$\$", "", prose, flags=re.DOTALL)
+    prose = re.sub(r"`[^`\n]*`", "", prose)
+    return re.findall(r"(?<![\\$])\$([^$\n]+)\$", prose)
+
+
+def test_inline_math_never_stacks_a_fraction():
+    """A stacked fraction in running text shrinks to unreadable size: write a/b inline."""
+    from pathlib import Path
+
+    pages = sorted(Path(__file__).resolve().parent.parent.joinpath("docs").rglob("*.md"))
+    stacked = [
+        f"{p.name}: ${m}$" for p in pages for m in _inline_math(p.read_text()) if "\\frac" in m
+    ]
+    assert stacked == []
+    assert _inline_math(r"so $\frac{a}{b}$ and $$\frac{c}{d}$$") == [r"\frac{a}{b}"]
+
+
+def test_a_minus_sign_after_an_opening_or_an_operator_is_unary():
+    """R(−a) and = −b set the minus as a sign (form="prefix", no spacing); (a) − c and
+    x − y keep it binary."""
+    html = '<p><span class="arithmatex">\\(R(-a) = -b + (a) - c - x\\)</span></p>'
+    out = render_math(html, "a.md").replace("\n", "")
+    minus = re.findall(r"<mo[^>]*>&#x02212;</mo>", out)
+    assert len(minus) == 4
+    assert ['form="prefix"' in m for m in minus] == [True, True, False, False]
