@@ -24,7 +24,7 @@ OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "
 def _luminance(colour) -> float:
     """WCAG relative luminance of a matplotlib colour."""
     rgb = np.asarray(to_rgb(colour))
-    linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
     return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
 
 

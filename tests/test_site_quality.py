@@ -13,21 +13,9 @@ import pytest
 from browser_support import PRINT_PAGE, built_site, pages_of
 
 from pe_book.style import THEMES
+from pe_book.style import contrast as contrast_ratio
 
 # --- contrast (WCAG 2.x) ------------------------------------------------------------------
-
-
-def relative_luminance(colour: str) -> float:
-    """WCAG relative luminance of an sRGB colour ``#rrggbb``."""
-    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast_ratio(a: str, b: str) -> float:
-    """WCAG contrast ratio (1 to 21) of two colours."""
-    high, low = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def test_contrast_ratio_matches_wcag_reference_values():
