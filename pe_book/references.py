@@ -121,6 +121,34 @@ REFERENCES: dict[str, Reference] = {
         "ICLR 2021",
         "https://arxiv.org/abs/2006.15595",
     ),
+    "huang2018": _r(
+        "Cheng-Zhi Anna Huang, Ashish Vaswani, Jakob Uszkoreit, Noam Shazeer, Ian Simon, "
+        "Curtis Hawthorne, Andrew M. Dai, Matthew D. Hoffman, Monica Dinculescu, Douglas Eck",
+        "Huang et al.",
+        2018,
+        "Music Transformer: Generating Music with Long-Term Structure",
+        "arXiv:1809.04281 (ICLR 2019)",
+        "https://arxiv.org/abs/1809.04281",
+    ),
+    "he2021": _r(
+        "Pengcheng He, Xiaodong Liu, Jianfeng Gao, Weizhu Chen",
+        "He et al.",
+        2021,
+        "DeBERTa: Decoding-enhanced BERT with Disentangled Attention",
+        "ICLR 2021",
+        "https://arxiv.org/abs/2006.03654",
+    ),
+    "zhang2022": _r(
+        "Susan Zhang, Stephen Roller, Naman Goyal, Mikel Artetxe, Moya Chen, Shuohui Chen, "
+        "Christopher Dewan, Mona Diab, Xian Li, Xi Victoria Lin, Todor Mihaylov, Myle Ott, "
+        "Sam Shleifer, Kurt Shuster, Daniel Simig, Punit Singh Koura, Anjali Sridhar, "
+        "Tianlu Wang, Luke Zettlemoyer",
+        "Zhang et al.",
+        2022,
+        "OPT: Open Pre-trained Transformer Language Models",
+        "arXiv:2205.01068",
+        "https://arxiv.org/abs/2205.01068",
+    ),
     "su2021": _r(
         "Jianlin Su, Yu Lu, Shengfeng Pan, Ahmed Murtadha, Bo Wen, Yunfeng Liu",
         "Su et al.",

@@ -6,6 +6,7 @@ code; the book's figures and tables are computed from them at build time.
 
 from .alibi import alibi_bias, alibi_slopes
 from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
+from .deberta import deberta_relative_index, disentangled_scores, disentangled_terms
 from .hf_config import (
     config_attention_temperature,
     config_rope_frequencies,
@@ -25,6 +26,7 @@ from .multimodal import (
     rope_2d_frequencies,
 )
 from .nope import nope_position_signal, recover_positions, uniform_attention
+from .position_ids import opt_position_rows, position_ids_from_mask
 from .precision import (
     ANGLE_PRECISIONS,
     first_colliding_position,
@@ -98,6 +100,11 @@ __all__ = [
     "shaw_relative_index",
     "transformer_xl_terms",
     "relative_shift",
+    "position_ids_from_mask",
+    "opt_position_rows",
+    "deberta_relative_index",
+    "disentangled_terms",
+    "disentangled_scores",
     "skew",
     "LAYOUTS",
     "sinusoidal",

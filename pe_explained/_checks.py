@@ -29,6 +29,7 @@ __all__ = [
     "check_rotary_input",
     "check_choice",
     "check_bool",
+    "check_mask",
 ]
 
 
@@ -319,3 +320,21 @@ def check_bool(name: str, value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
     return bool(value)
+
+
+def check_mask(name: str, value) -> np.ndarray:
+    """An attention mask, shape (seq_len,) or (batch, seq_len): 1/True keeps, 0/False pads.
+
+    Booleans or integers 0 and 1, as tokenizers return them; returned as 2-D int64
+    (a 1-D mask becomes one row).
+    """
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must hold 0/1 or True/False, got {type(value).__name__} {value!r}")
+    try:
+        kind = "bool" if np.asarray(value).dtype.kind == "b" else "integer"
+    except (ValueError, TypeError):  # ragged: check_array says so
+        kind = "integer"
+    arr = check_array(name, value, kind=kind, ndim=(1, 2), rule="1-D or 2-D")
+    if arr.size and not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name} must hold only 0 and 1 (or False and True)")
+    return np.atleast_2d(arr.astype(np.int64))

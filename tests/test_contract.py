@@ -27,6 +27,9 @@ array           ``True``, ``"abc"``, ``None``, the valid array as strings,    Ty
 int array       as array; the valid array as floats, with a NaN               TypeError
 bool array      ``1``, ``"abc"``, ``None``, the valid array as ints, floats,  TypeError
                 strings, objects, complex numbers
+mask            ``"abc"``, ``None``, the valid mask as floats, strings,       TypeError
+                objects, complex numbers
+                values other than 0 and 1                                     ValueError
 ndarray         a list; the valid array as ints, strings, objects, complex    TypeError
                 numbers, bools. NaN and inf pass through (``apply_rope``
                 documents it: a model's activations are its own business)
@@ -156,6 +159,11 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
         (b, TypeError)
         for b in [1, "abc", None, *_wrong_dtypes(v, int, float, str, object, complex)]
     ],
+    # an attention mask: 0/1 integers or bools
+    "mask": lambda v: (
+        [(b, TypeError) for b in ["abc", None, *_wrong_dtypes(v, float, str, object, complex)]]
+        + [(np.asarray(v, dtype=np.int64) + 2, ValueError)]
+    ),
     "ndarray": lambda v: [
         (b, TypeError)
         for b in [np.asarray(v).tolist(), *_wrong_dtypes(v, int, str, object, complex, bool)]
@@ -184,12 +192,25 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
 }
 
 #: Kinds whose arguments need an ``empty`` decision.
-ARRAY_KINDS = {"positions", "signed positions", "array", "int array", "bool array", "ndarray"}
+ARRAY_KINDS = {
+    "positions",
+    "signed positions",
+    "array",
+    "int array",
+    "bool array",
+    "mask",
+    "ndarray",
+}
 
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
 #: The arguments of rope_frequencies, rope_wavelengths and rope_pair_groups.
 ROPE_KWARGS = {"head_dim": 8, "base": 10000.0, "scaling": YARN, "seq_len": 128}
 RNG = np.random.default_rng(0)
+#: One head's content (3 tokens) and position tables (k = 2) for DeBERTa's attention.
+DEBERTA_ARRAYS = ("q_content", "k_content", "q_position", "k_position")
+DEBERTA_KWARGS = dict(zip(DEBERTA_ARRAYS[:2], RNG.normal(size=(2, 3, 2)), strict=True))
+DEBERTA_KWARGS.update(zip(DEBERTA_ARRAYS[2:], RNG.normal(size=(2, 4, 2)), strict=True))
+DEBERTA_KINDS = {**dict.fromkeys(DEBERTA_ARRAYS, "array"), "p2c_index": "choice"}
 X_5_4, W_4_4 = RNG.normal(size=(5, 4)), RNG.normal(size=(4, 4))
 INT, FLOAT, BASE = "int", "float", {"base": "float"}
 ROPE_KINDS = {"head_dim": INT, **BASE, "scaling": "scaling", "seq_len": "int?"}
@@ -529,6 +550,45 @@ CALLS: dict[str, tuple[Call, ...]] = {
             {"scores": np.arange(9.0).reshape(3, 3)},
             {"scores": "array"},
             empty={"scores": "error"},
+        ),
+    ),
+    "position_ids_from_mask": (
+        Call(
+            pe.position_ids_from_mask,
+            {"attention_mask": np.array([[1, 1, 1], [0, 1, 1]]), "past_length": 1},
+            {"attention_mask": "mask", "past_length": INT},
+            empty={"attention_mask": "result"},
+        ),
+    ),
+    "opt_position_rows": (
+        Call(
+            pe.opt_position_rows,
+            {"attention_mask": np.array([[1, 1, 1], [0, 1, 1]]), "past_length": 1},
+            {"attention_mask": "mask", "past_length": INT},
+            empty={"attention_mask": "result"},
+        ),
+    ),
+    "deberta_relative_index": (
+        Call(
+            pe.deberta_relative_index,
+            {"query_len": 4, "key_len": 4, "max_relative_positions": 2},
+            {"query_len": INT, "key_len": INT, "max_relative_positions": INT},
+        ),
+    ),
+    "disentangled_terms": (
+        Call(
+            pe.disentangled_terms,
+            {**DEBERTA_KWARGS, "p2c_index": "code"},
+            DEBERTA_KINDS,
+            empty=dict.fromkeys(DEBERTA_ARRAYS, "error"),
+        ),
+    ),
+    "disentangled_scores": (
+        Call(
+            pe.disentangled_scores,
+            {**DEBERTA_KWARGS, "p2c_index": "paper"},
+            DEBERTA_KINDS,
+            empty=dict.fromkeys(DEBERTA_ARRAYS, "error"),
         ),
     ),
     "relative_sinusoid": (
