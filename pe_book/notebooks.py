@@ -13,6 +13,10 @@ book's hook then calls :func:`finish_html`, which
 * turns links to the published book into links relative to the page, checking
   that the page exists, and adds a link to download the notebook.
 
+:func:`plot_files` then moves the plots nbconvert inlines as ``data:`` URIs into files
+of their own, loaded lazily: the page's HTML shrinks from ~160 KB to ~15 KB gzipped, so
+its text shows without waiting for the plots.
+
 :func:`notebook_json` writes the ``.ipynb`` offered for download (generated at
 build time, never committed). In a notebook, :func:`use_notebook_style` draws
 with the book's light colours on a white background, which stays readable on
@@ -43,6 +47,7 @@ __all__ = [
     "use_notebook_style",
     "finish_html",
     "finish_page",
+    "plot_files",
     "configure_jupyter",
     "start_executing",
     "wait_for",
@@ -262,7 +267,7 @@ def finish_page(html: str, page, config, files) -> str:
         / f"{digest.hexdigest()[:32]}.html"
     )
     if cache.exists():
-        return cache.read_text(encoding="utf-8")
+        return _with_plot_files(cache.read_text(encoding="utf-8"), page, config, files)
     finished = finish_html(
         html,
         read_notebook(page.file.abs_src_path),
@@ -275,7 +280,42 @@ def finish_page(html: str, page, config, files) -> str:
     partial = cache.with_suffix(f".{os.getpid()}.tmp")
     partial.write_text(finished, encoding="utf-8")
     partial.replace(cache)
-    return finished
+    return _with_plot_files(finished, page, config, files)
+
+
+def _with_plot_files(html: str, page, config, files) -> str:
+    """:func:`plot_files`, each plot added to the site's files (written with the assets)."""
+    from mkdocs.structure.files import File
+
+    html, plots = plot_files(html, page.file.src_uri, page.url)
+    for path, data in plots.items():
+        files.append(File.generated(config, path, content=data))
+    return html
+
+
+_INLINE_PNG = re.compile(r'(<img\b[^>]*?\bsrc=")data:image/png;base64,([A-Za-z0-9+/=\s]+)(")')
+#: Folder of the site for the notebooks' plots (docs-relative).
+PLOT_DIR = f"{NOTEBOOK_DIR}/plots"
+
+
+def plot_files(html: str, page: str, page_url: str) -> tuple[str, dict[str, bytes]]:
+    """Move every PNG inlined in a notebook page into a file of its own.
+
+    Returns the page, whose images now point at ``notebooks/plots/<notebook>-<n>.png``
+    (``n`` counts the plots in page order) and load lazily, and those files' bytes by
+    docs-relative path. Each PNG is stored losslessly in as few bytes as Pillow finds
+    (without its alpha channel when every pixel is opaque): the same pixels.
+    """
+    stem = PurePosixPath(page).stem
+    plots: dict[str, bytes] = {}
+
+    def move(match: re.Match) -> str:
+        path = f"{PLOT_DIR}/{stem}-{len(plots) + 1}.png"
+        plots[path] = _smaller_png(base64.b64decode("".join(match.group(2).split())))
+        tag = match.group(1).replace("<img", '<img loading="lazy" decoding="async"', 1)
+        return f"{tag}{relative_url(path, page_url)}{match.group(3)}"
+
+    return _INLINE_PNG.sub(move, html), plots
 
 
 _INLINED = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.S | re.I)
@@ -415,3 +455,20 @@ def _local_link(href: str, page: str, page_url: str, site_url: str, aliases: dic
     if target not in aliases:
         raise BookError(f"{page}: link to {href} is not a page of the book")
     return relative_url(aliases[target], page_url) + (f"#{fragment}" if fragment else "")
+
+
+def _smaller_png(data: bytes) -> bytes:
+    """The image of PNG ``data`` re-encoded losslessly if that is smaller: RGB for an
+    opaque RGBA image, zlib's best compression with Pillow's optimised encoder."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as image:
+        image.load()
+        if image.mode == "RGBA" and image.getchannel("A").getextrema() == (255, 255):
+            image = image.convert("RGB")
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", optimize=True)
+    smaller = buffer.getvalue()
+    return smaller if len(smaller) < len(data) else data

@@ -14,6 +14,7 @@ import io
 import math
 import os
 import re
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 from multiprocessing import get_context
@@ -21,13 +22,25 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
+from matplotlib.text import Text
 
 import pe_explained
 
 from . import FIGURES, TABLES, Table, load_all
-from .style import THEMES
+from .notation import math_notation
+from .style import THEMES, phone_layout, raise_small_text
+from .svg import compact_svg, embed_images_unresampled
 
-__all__ = ["render_svg", "render_all_figures", "svg_size", "table_markdown", "format_cell"]
+__all__ = [
+    "LAYOUTS",
+    "draw_figure",
+    "render_svg",
+    "render_all_figures",
+    "svg_size",
+    "table_markdown",
+    "format_cell",
+    "variant_name",
+]
 
 #: The packages whose sources decide what a figure looks like: the library and the book.
 SOURCE_DIRS = (Path(pe_explained.__file__).resolve().parent, Path(__file__).resolve().parent)
@@ -45,20 +58,61 @@ def source_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def render_svg(name: str, theme: str) -> bytes:
-    """Draw figure ``name`` in ``theme`` ("light" or "dark") and return SVG bytes."""
+#: The layouts every figure is drawn in: "wide" for the text column of a desktop or a
+#: tablet, "phone" for a phone's (:func:`pe_book.style.phone_layout`).
+LAYOUTS = ("wide", "phone")
+
+
+def variant_name(name: str, theme: str, layout: str = "wide") -> str:
+    """The file stem of one drawing: ``rope_pairs-light``, ``rope_pairs-dark-phone``."""
+    return f"{name}-{theme}" + ("" if layout == "wide" else f"-{layout}")
+
+
+def draw_figure(name: str, theme: str, layout: str = "wide"):
+    """The matplotlib figure ``name`` in ``theme`` ("light" or "dark") and ``layout``.
+
+    ``layout="phone"`` draws it narrower (:func:`pe_book.style.phone_layout`) with no
+    text below the phone minimum, for the phone variant of the page's ``<picture>``.
+    Call inside ``matplotlib.rc_context(THEMES[theme].rc)`` to save it as drawn.
+    """
     load_all()
     if name not in FIGURES:
         known = ", ".join(sorted(FIGURES))
         raise KeyError(f"unknown figure {name!r}; registered figures: {known}")
     if theme not in THEMES:
         raise ValueError(f"theme must be 'light' or 'dark', got {theme!r}")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     style = THEMES[theme]
-    with matplotlib.rc_context(style.rc):
-        fig = FIGURES[name].draw(style)
+    if layout == "wide":
+        return _with_math_notation(FIGURES[name].draw(style))
+    with phone_layout():
+        fig = _with_math_notation(FIGURES[name].draw(style))
+    with warnings.catch_warnings():  # a layout before the text is raised need not fit
+        warnings.simplefilter("ignore", UserWarning)
+        fig.draw_without_rendering()  # creates the tick labels, so they are raised too
+    raise_small_text(fig)
+    return fig
+
+
+def _with_math_notation(fig):
+    """Set the figure's plain-text symbols as mathtext (:func:`pe_book.notation.math_notation`)."""
+    for text in fig.findobj(Text):
+        label = text.get_text()
+        if label:
+            text.set_text(math_notation(label))
+    return fig
+
+
+def render_svg(name: str, theme: str, layout: str = "wide") -> bytes:
+    """Draw figure ``name`` in ``theme`` and ``layout`` (:func:`draw_figure`); SVG bytes,
+    made smaller without changing the drawing (:mod:`pe_book.svg`)."""
+    with matplotlib.rc_context(THEMES[theme].rc if theme in THEMES else {}):
+        fig = draw_figure(name, theme, layout)
+        embed_images_unresampled(fig)
         buffer = io.BytesIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
+    return compact_svg(buffer.getvalue())
 
 
 _SIZE = re.compile(rb'<svg[^>]*?width="([\d.]+)pt"[^>]*?height="([\d.]+)pt"', re.S)
@@ -72,12 +126,12 @@ def svg_size(svg: bytes) -> tuple[int, int]:
     return tuple(math.ceil(float(v) * 4 / 3) for v in match.groups())
 
 
-def _render_cached(job: tuple[str, str, str]) -> bytes:
-    name, theme, _ = job
+def _render_cached(job: tuple[str, str, str, str]) -> bytes:
+    name, theme, layout, _ = job
     path = _cached_path(job, source_fingerprint())
     if path.exists():
         return path.read_bytes()
-    svg = render_svg(name, theme)
+    svg = render_svg(name, theme, layout)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_bytes(svg)
@@ -85,26 +139,32 @@ def _render_cached(job: tuple[str, str, str]) -> bytes:
     return svg
 
 
-def render_all_figures(cache_dir: Path) -> dict[tuple[str, str], bytes]:
-    """Every registered figure in both themes, from the cache where possible.
+def render_all_figures(cache_dir: Path) -> dict[tuple[str, str, str], bytes]:
+    """Every registered figure in both themes and both layouts, from the cache where possible.
 
-    Figures missing from the cache are drawn in parallel on all cores.
+    Keys are ``(name, theme, layout)``. Figures missing from the cache are drawn in
+    parallel on all cores.
     """
     load_all()
-    jobs = [(n, t, str(cache_dir)) for n in sorted(FIGURES) for t in THEMES]
+    jobs = [
+        (n, t, layout, str(cache_dir))
+        for n in sorted(FIGURES)
+        for t in THEMES
+        for layout in LAYOUTS
+    ]
     key = source_fingerprint()
     missing = [j for j in jobs if not _cached_path(j, key).exists()]
     workers = min(os.cpu_count() or 1, len(missing))
     if workers > 1 and len(missing) > 4:
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
             list(pool.map(_render_cached, missing))
-    return {(n, t): _render_cached((n, t, c)) for n, t, c in jobs}
+    return {(n, t, layout): _render_cached((n, t, layout, c)) for n, t, layout, c in jobs}
 
 
-def _cached_path(job: tuple[str, str, str], fingerprint: str) -> Path:
-    name, theme, cache_dir = job
-    key = hashlib.sha256(f"{name}/{theme}/{fingerprint}".encode()).hexdigest()[:24]
-    return Path(cache_dir) / f"{name}-{theme}-{key}.svg"
+def _cached_path(job: tuple[str, str, str, str], fingerprint: str) -> Path:
+    name, theme, layout, cache_dir = job
+    key = hashlib.sha256(f"{name}/{theme}/{layout}/{fingerprint}".encode()).hexdigest()[:24]
+    return Path(cache_dir) / f"{variant_name(name, theme, layout)}-{key}.svg"
 
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -185,7 +245,7 @@ def table_markdown(name: str) -> str:
     def escape(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = ["| " + " | ".join(map(escape, columns)) + " |"]
+    lines = ["| " + " | ".join(escape(math_notation(c)) for c in columns) + " |"]
     lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
     lines += ["| " + " | ".join(map(escape, row)) + " |" for row in cells]
     return "\n".join(lines)

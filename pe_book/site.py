@@ -1,7 +1,8 @@
 """Markdown and HTML transforms the MkDocs hook applies to every page.
 
 * :func:`expand_shortcodes` replaces ``{{ kind: argument }}`` in a page's
-  markdown with a figure, table, value, citation or reference list.
+  markdown with a figure, table, value, citation or reference list, or the
+  container of an interactive figure (:mod:`pe_book.interactive`).
 * :func:`render_math` turns the ``arithmatex`` spans of the HTML into MathML,
   so that formulas render with no script and no network.
 
@@ -17,9 +18,17 @@ import re
 from latex2mathml.converter import convert as latex_to_mathml
 
 from . import FIGURES, TABLES, VALUES, load_all
+from .notation import math_notation
 from .references import REFERENCES
 
-__all__ = ["BookError", "FIGURE_DIR", "expand_shortcodes", "render_math", "bibliography"]
+__all__ = [
+    "BookError",
+    "FIGURE_DIR",
+    "bibliography",
+    "card_tables",
+    "expand_shortcodes",
+    "render_math",
+]
 
 FIGURE_DIR = "assets/figures"
 BIBLIOGRAPHY_PAGE = "appendix/bibliography.md"
@@ -65,28 +74,56 @@ def _numbers(markdown: str) -> dict[tuple[str, str], str]:
     return numbers
 
 
+#: Inline math in a caption: ``$…$``, as in the prose.
+_CAPTION_MATH = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]+?)(?<=\S)\$")
+
+
+def caption_html(text: str) -> str:
+    """A caption's text as HTML: its ``$…$`` become arithmatex spans, which
+    :func:`render_math` turns into MathML like the math of the prose."""
+    return _CAPTION_MATH.sub(
+        lambda m: f'<span class="arithmatex">\\({html.escape(m.group(1), quote=False)}\\)</span>',
+        text,
+    )
+
+
 def _caption(number: str, text: str) -> str:
-    return f'<span class="caption-number">{number}</span>' + (f" {text}" if text else "")
+    number_html = f'<span class="caption-number">{number}</span>'
+    return number_html + (f" {caption_html(math_notation(text))}" if text else "")
+
+
+#: Below this viewport width (CSS px) pages show each figure's phone variant.
+PHONE_MEDIA = "(max-width: 600px)"
 
 
 def figure_markdown(
-    name: str, page: str, sizes: dict[str, tuple[int, int]], number: str = ""
+    name: str, page: str, sizes: dict[tuple[str, str], tuple[int, int]], number: str = ""
 ) -> str:
+    """A numbered ``<figure>``: per palette a ``<picture>`` whose phone variant (narrower,
+    larger text) replaces the wide one below :data:`PHONE_MEDIA`, and a caption with a
+    link to the full-size drawing."""
+    from .render import variant_name
+
     spec = FIGURES[name]
-    width, height = sizes[name]
-    alt = spec.alt.replace("]", "\\]").replace("\n", " ")
-    images = []
+    width, height = sizes[(name, "wide")]
+    phone_width, phone_height = sizes[(name, "phone")]
+    alt = html.escape(spec.alt.replace("\n", " "), quote=True)
+    pictures = []
     for theme in ("light", "dark"):
-        src = _relative(f"{FIGURE_DIR}/{name}-{theme}.svg", page)
-        images.append(
-            f'![{alt}]({src}#only-{theme}){{ width="{width}" height="{height}" loading="lazy" }}'
+        wide = _relative(f"{FIGURE_DIR}/{variant_name(name, theme)}.svg", page)
+        phone = _relative(f"{FIGURE_DIR}/{variant_name(name, theme, 'phone')}.svg", page)
+        pictures.append(
+            f'<picture><source media="{PHONE_MEDIA}" srcset="{phone}" '
+            f'width="{phone_width}" height="{phone_height}">'
+            f'<img src="{wide}#only-{theme}" alt="{alt}" width="{width}" height="{height}" '
+            f'loading="lazy"></picture>'
         )
-    caption = f"\n  <figcaption>{_caption(number, spec.caption)}</figcaption>"
-    if not number and not spec.caption:
-        caption = ""
+    full = _relative(f"{FIGURE_DIR}/{variant_name(name, 'light')}.svg", page)
+    link = f' <a class="figure-full" href="{full}">Open full size</a>'
+    caption = f"\n  <figcaption>{_caption(number, spec.caption)}{link}</figcaption>"
     return (
-        f'<figure markdown="span" id="{_anchor("figure", name)}">\n  '
-        + "\n  ".join(images)
+        f'<figure id="{_anchor("figure", name)}">\n  '
+        + "\n  ".join(pictures)
         + caption
         + "\n</figure>"
     )
@@ -118,7 +155,9 @@ def _split_keys(argument: str) -> list[str]:
     return [k.strip() for k in argument.split(",") if k.strip()]
 
 
-def expand_shortcodes(markdown: str, page: str, figure_sizes: dict[str, tuple[int, int]]) -> str:
+def expand_shortcodes(
+    markdown: str, page: str, figure_sizes: dict[tuple[str, str], tuple[int, int]]
+) -> str:
     """Replace every ``{{ kind: argument }}`` outside code fences.
 
     ``{{ value: chapter.name }}`` shows a value; ``{{ value: chapter.CONSTANT:spec }}``
@@ -170,6 +209,12 @@ def expand_shortcodes(markdown: str, page: str, figure_sizes: dict[str, tuple[in
             return "; ".join(cite_markdown(k, page) for k in keys)
         if kind == "bibliography":
             return bibliography()
+        if kind == "interactive":
+            from .interactive import INTERACTIVES, interactive_html
+
+            if argument not in INTERACTIVES:
+                raise BookError(f"{where}: unknown interactive figure {argument!r}")
+            return interactive_html(argument)
         raise BookError(f"{where}: unknown shortcode kind {kind!r}")
 
     lines = markdown.splitlines(keepends=True)
@@ -216,6 +261,7 @@ def render_math(page_html: str, page: str) -> str:
         display = "block" if tag == "div" else "inline"
         # LaTeX writes an underscore in text as \_; latex2mathml keeps \text{} verbatim
         latex = _TEXT.sub(lambda m: m.group(0).replace("\\_", "_"), latex)
+        latex = _fenced_matrices(latex)
         try:
             mathml = latex_to_mathml(latex, display=display)
         except Exception as exc:  # latex2mathml raises many types
@@ -223,6 +269,7 @@ def render_math(page_html: str, page: str) -> str:
         if "\\" in mathml:  # latex2mathml passes unknown commands through as text
             raise BookError(f"{page}: math {latex!r} uses a command MathML cannot render")
         mathml = _unary_signs(mathml)
+        mathml = _upright_names(mathml)
         # One element per line: MathML ignores white space between elements, and
         # line-based regexes of other plugins (print-site's anchor rewriting) stay
         # linear instead of backtracking over one very long line with no spaces.
@@ -261,6 +308,100 @@ def _unary_signs(mathml: str) -> str:
     return _SIGN.sub(mark, mathml)
 
 
+#: Matrix environments with delimiters, and the delimiters ``\\left … \\right`` gives them.
+_MATRIX_FENCES = {"pmatrix": ("(", ")"), "bmatrix": ("[", "]"), "vmatrix": ("|", "|")}
+_MATRIX = re.compile(r"\\(begin|end)\{([pbv])matrix\}")
+
+
+def _fenced_matrices(latex: str) -> str:
+    """``\\begin{pmatrix}…\\end{pmatrix}`` as ``\\left(\\begin{matrix}…\\end{matrix}\\right)``:
+    latex2mathml then groups the matrix with its parentheses and marks them stretchy,
+    so they grow to the matrix's rows (and to nothing else on the line)."""
+
+    def replace(match: re.Match) -> str:
+        left, right = _MATRIX_FENCES[f"{match.group(2)}matrix"]
+        if match.group(1) == "begin":
+            return f"\\left{left}\\begin{{matrix}}"
+        return f"\\end{{matrix}}\\right{right}"
+
+    return _MATRIX.sub(replace, latex)
+
+
+#: Names the pages write as letters inside math. Set as one upright identifier, so
+#: that θ_i = pos·ω_i does not read as the product p·o·s (tests/test_book.py scans
+#: every page for such runs).
+NAMES = frozenset({"PE", "pos", "model", "head", "dim", "base", "seq", "len"})
+
+#: A run of two or more single-letter identifiers that are siblings, and the tag before
+#: it; a run right after the start tag of a script, fraction or root is that element's
+#: base and scripts, never a name. (Greek letters come as character references.)
+_MI_RUN = re.compile(r"(<[^<>]+>)((?:<mi>[A-Za-z]</mi>){2,})")
+_UPRIGHT_RUN = re.compile(r'(?:<mi mathvariant="normal">[^<]</mi>){2,}')
+_POSITIONAL = re.compile(r"<(msub|msup|msubsup|munder|mover|munderover|mfrac|mroot)\b")
+
+
+def _upright_names(mathml: str) -> str:
+    """One upright ``<mi>`` for a name spelled as italic letters (``pos``, ``PE``) and
+    for a ``\\mathrm{…}`` of several letters, which latex2mathml splits into one
+    identifier per letter."""
+
+    def name(match: re.Match) -> str:
+        before, run = match.groups()
+        letters = "".join(re.findall(r"<mi>(.)</mi>", run))
+        if letters not in NAMES or _POSITIONAL.match(before):
+            return match.group(0)
+        return f"{before}<mi>{letters}</mi>"
+
+    def upright(match: re.Match) -> str:
+        return f"<mi>{''.join(re.findall(r'>([^<])<', match.group(0)))}</mi>"
+
+    return _MI_RUN.sub(name, _UPRIGHT_RUN.sub(upright, mathml))
+
+
 _CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _RAW_TEX = re.compile(r"\$\$|\\[()\[\]]|\\[a-zA-Z]{2,}|(?<![\w$])\$[^\s$<][^$<\n]*?\$")
+
+
+#: A generated table: its caption paragraph, then the table Markdown made of it.
+_GENERATED_TABLE = re.compile(
+    r'(<p class="table-caption"[^>]*>.*?</p>\s*)<table>(.*?)</table>', re.S
+)
+_HEADER = re.compile(r"<th[^>]*>(.*?)</th>", re.S)
+_ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
+_CELL = re.compile(r"<td(?=[\s>])")
+#: Tables of at least this many columns whose rows are named by text become cards.
+CARD_COLUMNS = 4
+
+
+def card_tables(page_html: str) -> str:
+    """Mark wide comparison tables to be shown as one card per row on phones.
+
+    A generated table with :data:`CARD_COLUMNS` or more columns whose first column
+    names its rows in text (left-aligned: a model, an encoding, a convention) gets
+    ``data-cards``, and every cell a ``data-label`` with its column's header, which
+    the phone stylesheet shows beside the value. Matrices, whose rows are numbered,
+    keep their grid and scroll sideways.
+    """
+
+    def convert(match: re.Match) -> str:
+        caption, inner = match.groups()
+        head, _, body = inner.partition("</thead>")
+        headers = [  # the header as plain text: math keeps its characters only
+            html.escape(" ".join(html.unescape(_TAG.sub(" ", h)).split()), quote=True)
+            for h in _HEADER.findall(head)
+        ]
+        rows = _ROW.findall(body)
+        first_cells = [row.split("<td", 2)[1] if "<td" in row else "" for row in rows]
+        named = rows and all("text-align: right" not in cell[:40] for cell in first_cells)
+        if len(headers) < CARD_COLUMNS or not named:
+            return match.group(0)
+
+        def label_row(row: re.Match) -> str:
+            labels = iter(headers)
+            cells = _CELL.sub(lambda _: f'<td data-label="{next(labels, "")}"', row.group(1))
+            return f"<tr>{cells}</tr>"
+
+        return f"{caption}<table data-cards>{head}</thead>{_ROW.sub(label_row, body)}</table>"
+
+    return _GENERATED_TABLE.sub(convert, page_html)

@@ -7,14 +7,29 @@ palette. Figure backgrounds are transparent so the page shows through.
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
-__all__ = ["THEMES", "Theme", "contrast", "heatmap_panels", "new_figure"]
+__all__ = [
+    "THEMES",
+    "Theme",
+    "contrast",
+    "direct_labels",
+    "label_line_ends",
+    "heatmap_panels",
+    "new_figure",
+    "phone_layout",
+    "phone_layout_active",
+    "smallest_text",
+]
 
 #: Okabe & Ito (2008), "Color Universal Design": orange, sky blue, bluish green,
 #: yellow, blue, vermillion, reddish purple (black/white is the text colour).
@@ -124,9 +139,172 @@ DARK = Theme(
 THEMES = {"light": LIGHT, "dark": DARK}
 
 
+#: The text column of a 390 px phone (CSS px), where the phone variants are shown.
+PHONE_COLUMN = 358
+#: Width (inches) of every figure's phone variant: at 96 CSS px per inch it is shown at
+#: PHONE_COLUMN / (96 · 4.4) = 0.85 of its size, so 10 pt text (13.3 px) reads at 11.3 px.
+PHONE_WIDTH = 4.4
+#: The smallest text (points) in a phone variant; smaller text is raised to it.
+PHONE_MIN_POINTS = 10.0
+_LAYOUT = {"phone": False}
+
+
+@contextmanager
+def phone_layout() -> Iterator[None]:
+    """Draw figures for a phone column: :func:`new_figure` gives narrower, taller figures."""
+    _LAYOUT["phone"] = True
+    try:
+        yield
+    finally:
+        _LAYOUT["phone"] = False
+
+
 def new_figure(width: float = 7.0, height: float = 3.6, **kwargs) -> Figure:
-    """A figure of the house size (inches) with constrained layout, outside pyplot."""
+    """A figure of the house size (inches) with constrained layout, outside pyplot.
+
+    Inside :func:`phone_layout` the width is at most :data:`PHONE_WIDTH` and the height
+    grows by the square root of the narrowing, so side-by-side panels keep some room.
+    """
+    if _LAYOUT["phone"]:
+        if width > PHONE_WIDTH:
+            height *= (width / PHONE_WIDTH) ** 0.5
+            width = PHONE_WIDTH
+        return _PhoneFigure(figsize=(width, height), layout="constrained", **kwargs)
     return Figure(figsize=(width, height), layout="constrained", **kwargs)
+
+
+_SWAPPED = {"width_ratios": "height_ratios", "height_ratios": "width_ratios"}
+_SHARE = {"row": "col", "col": "row"}
+
+
+class _PhoneFigure(Figure):
+    """A figure for a phone column, whose panels are stacked instead of side by side.
+
+    A row of panels becomes a column (up to three panels; two columns for more), and
+    a grid two panels wide becomes one column, row after row. The axes come back in
+    the shape and order the drawing code asked for, and the figure grows taller to
+    hold the extra rows, so one drawing function serves both layouts.
+    """
+
+    def subplots(self, nrows=1, ncols=1, **kwargs):
+        panels = nrows * ncols
+        if nrows == 1 and ncols >= 2:
+            rows, columns = (panels, 1) if panels <= 3 else (-(-panels // 2), 2)
+        elif nrows >= 2 and ncols == 2:
+            rows, columns = panels, 1
+        else:
+            return super().subplots(nrows, ncols, **kwargs)
+        for key in ("sharex", "sharey"):  # "row" and "col" lose their meaning
+            if kwargs.get(key) in ("row", "col"):
+                kwargs[key] = False
+        kwargs.pop("height_ratios", None)
+        widths = kwargs.pop("width_ratios", None)
+        if nrows == 1 and columns == 1 and widths is not None:
+            kwargs["height_ratios"] = widths
+        kwargs.pop("squeeze", None)
+        self.set_figheight(self.get_figheight() * (0.55 * rows / nrows + 0.45))
+        axes = super().subplots(rows, columns, squeeze=False, **kwargs).ravel()
+        for extra in axes[panels:]:
+            extra.remove()
+        axes = axes[:panels]
+        return axes if nrows == 1 else axes.reshape(nrows, ncols)
+
+
+def phone_layout_active() -> bool:
+    """True while figures are drawn for a phone column (:func:`phone_layout`)."""
+    return _LAYOUT["phone"]
+
+
+#: A legend with more entries than this is replaced by labels at the lines' ends.
+MAX_LEGEND_ENTRIES = 5
+
+
+def direct_labels(ax, lines, labels, theme: Theme) -> None:
+    """Label each line at its right end, instead of a legend.
+
+    Labels sit right of the axes, in the theme's text colour, at the height of their
+    line's last point; where ends crowd, labels are pushed apart (:func:`space_labels`)
+    and a thin leader in the line's colour joins each label to its line.
+    """
+    if len(lines) != len(labels):
+        raise ValueError(f"{len(lines)} lines but {len(labels)} labels")
+    for line, label in zip(lines, labels, strict=True):
+        x, y = (np.asarray(v, dtype=float) for v in line.get_data())
+        ax.annotate(
+            label,
+            xy=(x[-1], y[-1]),  # the last point, in the line's own coordinates
+            xycoords=line.get_transform(),
+            xytext=(14, 0),
+            textcoords="offset points",
+            va="center",
+            color=theme.text,
+            annotation_clip=False,
+            gid=DIRECT_LABEL,
+            arrowprops={"arrowstyle": "-", "color": line.get_color(), "linewidth": 0.8},
+        )
+    space_labels(ax.get_figure())
+
+
+#: The gid of a label drawn by :func:`direct_labels`.
+DIRECT_LABEL = "direct-label"
+
+
+def space_labels(fig: Figure, gap_points: float = 1.5) -> None:
+    """Move the end labels of every axes of ``fig`` apart so that none overlap.
+
+    Heights are the labels' own, as drawn (wrapped or raised text included): from the
+    lowest up, each label sits at its line's end or just clear of the one below, and
+    the group then moves down by its mean push, so that it stays centred on its lines.
+    """
+    for ax in fig.axes:
+        labels = [t for t in ax.texts if t.get_gid() == DIRECT_LABEL]
+        if not labels:
+            continue
+        with warnings.catch_warnings():  # an intermediate layout need not fit
+            warnings.simplefilter("ignore", UserWarning)
+            fig.draw_without_rendering()
+        points = 72 / fig.dpi
+        ends = [label.xycoords.transform(label.xy)[1] * points for label in labels]
+        heights = [label.get_window_extent().height * points for label in labels]
+        order = sorted(range(len(labels)), key=ends.__getitem__)
+        placed = {order[0]: ends[order[0]]}
+        for below, k in zip(order, order[1:], strict=False):
+            clearance = (heights[below] + heights[k]) / 2 + gap_points
+            placed[k] = max(ends[k], placed[below] + clearance)
+        shift = float(np.mean([placed[k] - ends[k] for k in order]))
+        for k, label in enumerate(labels):
+            label.xyann = (14, placed[k] - shift - ends[k])
+
+
+def label_line_ends(ax, theme: Theme) -> None:
+    """:func:`direct_labels` for every labelled line of ``ax`` (what its legend would list)."""
+    handles, labels = ax.get_legend_handles_labels()
+    direct_labels(ax, handles, labels, theme)
+
+
+def _texts(fig: Figure) -> list[Text]:
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def raise_small_text(fig: Figure, points: float = PHONE_MIN_POINTS) -> None:
+    """Set every visible text of ``fig`` smaller than ``points`` to ``points``, and let
+    text wider than the figure wrap at its edge."""
+    for text in _texts(fig):
+        if text.get_fontsize() < points:
+            text.set_fontsize(points)
+        text.set_wrap(True)
+    space_labels(fig)  # raised or wrapped end labels take more room
+
+
+def smallest_text(fig: Figure, column: float = PHONE_COLUMN) -> float:
+    """The CSS px size of the smallest visible text of ``fig`` shown ``column`` px wide.
+
+    A figure ``w`` inches wide is ``96 w`` CSS px; shown in the column it is scaled
+    by ``column / (96 w)``, and a ``p`` point text (``4 p / 3`` px) with it.
+    """
+    sizes = [t.get_fontsize() for t in _texts(fig)]
+    scale = min(1.0, column / (96 * fig.get_figwidth()))
+    return min(sizes) * 4 / 3 * scale if sizes else float("inf")
 
 
 def heatmap_panels(

@@ -10,6 +10,12 @@
   finishes the pages of the companion notebooks (``docs/notebooks/*.py``,
   executed by mkdocs-jupyter); it runs before other plugins' ``on_page_content``
   so that they see the finished page.
+* ``on_env``, once every page is rendered, writes the math font: STIX Two Math
+  subset to the characters of the pages' MathML (:mod:`pe_book.fonts`).
+* ``on_post_build``, after print-site has written the whole book on one page,
+  leaves only the light variant of each figure there and links the plugin's
+  stylesheets and script, which ``on_config`` takes off every other page
+  (:mod:`pe_book.print_page`).
 * ``on_config``/``on_files`` also point mkdocs-jupyter's cache at a folder keyed
   by the library's sources, start executing the notebooks in the background (their
   pages wait for them in ``on_page_markdown``) and add each ``.ipynb`` download.
@@ -25,7 +31,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-_sizes: dict[str, tuple[int, int]] = {}
+_sizes: dict[tuple[str, str], tuple[int, int]] = {}
+_math_chars: set[str] = set()  # what the pages' MathML draws (pe_book.fonts)
+_print_assets: dict[str, list[str]] = {}  # print-site's CSS and JS, for its page only
 
 
 def _book(module: str):
@@ -36,6 +44,8 @@ def on_config(config):
     for name in [m for m in sys.modules if m.split(".")[0] in ("pe_explained", "pe_book")]:
         del sys.modules[name]
     _book("notebooks").configure_jupyter(config)
+    _print_assets.clear()
+    _print_assets.update(_book("print_page").move_plugin_assets(config))
     return config
 
 
@@ -48,12 +58,15 @@ def on_files(files, config):
     except Exception as exc:
         raise PluginError(f"rendering figures failed: {exc}") from exc
     _sizes.clear()
-    for (name, theme), svg in svgs.items():
-        _sizes[name] = render.svg_size(svg)
-        files.append(File.generated(config, f"{site.FIGURE_DIR}/{name}-{theme}.svg", content=svg))
+    for (name, theme, layout), svg in svgs.items():
+        _sizes[(name, layout)] = render.svg_size(svg)
+        stem = render.variant_name(name, theme, layout)
+        files.append(File.generated(config, f"{site.FIGURE_DIR}/{stem}.svg", content=svg))
     for source in [f for f in files if notebooks.is_notebook(f.src_uri)]:
         text = notebooks.notebook_json(source.abs_src_path)
         files.append(File.generated(config, notebooks.download_name(source.src_uri), content=text))
+    _math_chars.clear()  # the math font is written in on_env, once every page is rendered
+    files.append(File.generated(config, _book("fonts").FONT_FILE, content=b""))
     return files
 
 
@@ -78,6 +91,30 @@ def on_page_content(html, page, config, files):
     try:
         if notebooks.is_notebook(page.file.src_uri):
             return notebooks.finish_page(html, page, config, files)
-        return site.render_math(html, page.file.src_uri)
+        html = site.card_tables(site.render_math(html, page.file.src_uri))
     except site.BookError as exc:
         raise PluginError(str(exc)) from exc
+    _math_chars.update(_book("fonts").math_characters(html))
+    return html
+
+
+def on_env(env, config, files):
+    fonts = _book("fonts")
+    try:
+        font = fonts.subset_font(_math_chars)
+    except Exception as exc:
+        raise PluginError(f"subsetting the math font failed: {exc}") from exc
+    files.get_file_from_path(fonts.FONT_FILE).content_bytes = font
+    return env
+
+
+@event_priority(-100)  # after print-site's on_post_build, which writes the page
+def on_post_build(config):
+    printing = config.plugins.get("print-site")
+    if printing is None:
+        return
+    name = printing.config.get("print_page_basename", "print_page") + ".html"
+    try:
+        _book("print_page").finish_print_page(config.site_dir, name, **_print_assets)
+    except ValueError as exc:
+        raise PluginError(f"{name}: {exc}") from exc

@@ -153,6 +153,7 @@ _INSPECT = """() => {
   const variants = [...document.querySelectorAll('img[src*="#only-"]')].map(i => ({
     src: i.getAttribute("src"),
     shown: getComputedStyle(i).display !== "none",
+    background: getComputedStyle(i).backgroundColor,
   }));
   return {
     text: texts.join(" "),
@@ -288,7 +289,7 @@ class PageChecker:
         report.math += [f"not MathML: {t!r}" for t in seen["arithmatexWithoutMath"]]
         report.math += [f"MathML with no width: {t!r}" for t in seen["emptyMath"]]
         report.math += [f"raw TeX in the text: {m!r}" for m in _RAW_TEX.findall(seen["text"])]
-        report.palette += self._palette_problems(seen)
+        report.palette += self._palette_problems(seen, page=path)
         if self.axe:
             page.add_script_tag(path=str(axe_script()))
             # The one-page book repeats every page's content, whose contrast is
@@ -302,17 +303,35 @@ class PageChecker:
         self._report = None
         return report
 
-    def _palette_problems(self, seen: dict, scheme: str | None = None) -> list[str]:
+    def _palette_problems(self, seen: dict, scheme: str | None = None, page: str = "") -> list[str]:
         scheme = scheme or self.scheme
         want = {"light": "default", "dark": "slate"}[scheme]
         problems = []
         if seen["scheme"] != want:
             problems.append(f"palette is {seen['scheme']!r}, expected {want!r}")
+        if page == PRINT_PAGE:
+            return problems + self._print_page_problems(seen, scheme)
         for image in seen["variants"]:
             should_show = image["src"].endswith(f"#only-{scheme}")
             if image["shown"] != should_show:
                 state = "shown" if image["shown"] else "hidden"
                 problems.append(f"{image['src']} is {state} in the {scheme} palette")
+        return problems
+
+    @staticmethod
+    def _print_page_problems(seen: dict, scheme: str) -> list[str]:
+        """The one-page book carries each figure once, light (pe_book/print_page.py):
+        shown in both palettes, on white in the dark one (the background it is drawn for)."""
+        problems = []
+        for image in seen["variants"]:
+            if not image["src"].endswith("#only-light"):
+                problems.append(f"{image['src']}: the one-page book has light figures only")
+            elif not image["shown"]:
+                problems.append(f"{image['src']} is hidden in the {scheme} palette")
+            elif scheme == "dark" and image["background"] != "rgb(255, 255, 255)":
+                problems.append(f"{image['src']} is on {image['background']}, not white")
+        if not seen["variants"]:
+            problems.append("the one-page book shows no figure")
         return problems
 
     def toggle_palette(self) -> list[str]:

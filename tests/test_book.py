@@ -8,9 +8,11 @@ import matplotlib
 import pytest
 
 from pe_book import FIGURES, TABLES, VALUES, load_all
+from pe_book.notation import math_notation
 from pe_book.references import REFERENCES
-from pe_book.render import format_cell, render_svg, svg_size, table_markdown
-from pe_book.site import BookError, expand_shortcodes, render_math
+from pe_book.render import draw_figure, format_cell, render_svg, svg_size, table_markdown
+from pe_book.site import BookError, caption_html, card_tables, expand_shortcodes, render_math
+from pe_book.style import MAX_LEGEND_ENTRIES, PHONE_WIDTH, THEMES, new_figure, smallest_text
 
 matplotlib.use("Agg")
 load_all()
@@ -24,6 +26,44 @@ def test_figure_renders_in_both_themes(name):
     width, height = svg_size(light)
     assert 200 < width < 1400 and 100 < height < 1400
     assert b"<dc:date>" not in light
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_phone_variant_text_reads_at_11_px_in_a_phone_column(name):
+    with matplotlib.rc_context(THEMES["light"].rc):
+        fig = draw_figure(name, "light", "phone")
+        fig.draw_without_rendering()
+    assert fig.get_figwidth() <= PHONE_WIDTH
+    assert smallest_text(fig) >= 11.0, f"{name}: text at {smallest_text(fig):.1f} px"
+
+
+def _legend_sizes(fig) -> list[int]:
+    legends = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    return [len(legend.get_texts()) for legend in legends if legend is not None]
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_no_legend_has_more_than_five_entries(name):
+    """More lines than that are labelled at their ends (pe_book.style.direct_labels)."""
+    with matplotlib.rc_context(THEMES["light"].rc):
+        sizes = _legend_sizes(draw_figure(name, "light"))
+    assert all(n <= MAX_LEGEND_ENTRIES for n in sizes), f"{name}: legend entries {sizes}"
+
+
+def test_the_legend_count_sees_a_long_legend():
+    fig = new_figure()
+    ax = fig.add_subplot()
+    for k in range(6):
+        ax.plot([0, 1], [k, k], label=str(k))
+    ax.legend()
+    assert _legend_sizes(fig) == [6]
+
+
+def test_the_text_size_check_fails_on_the_wide_variant():
+    with matplotlib.rc_context(THEMES["light"].rc):
+        fig = draw_figure("sinusoidal_heatmap", "light")
+        fig.draw_without_rendering()
+    assert smallest_text(fig) < 11.0
 
 
 # An embedded raster (imshow, colorbar) and pure vector lines: the two kinds of SVG
@@ -83,11 +123,16 @@ def test_shortcodes_inside_code_fences_are_left_alone():
 
 def test_figure_markdown_has_both_variants_sizes_and_alt():
     name = sorted(FIGURES)[0]
-    out = expand_shortcodes(f"{{{{ figure: {name} }}}}\n", "part/page.md", {name: (640, 320)})
+    sizes = {(name, "wide"): (640, 320), (name, "phone"): (420, 400)}
+    out = expand_shortcodes(f"{{{{ figure: {name} }}}}\n", "part/page.md", sizes)
     assert f"../assets/figures/{name}-light.svg#only-light" in out
     assert f"../assets/figures/{name}-dark.svg#only-dark" in out
     assert 'width="640" height="320"' in out
     assert FIGURES[name].alt[:30] in out
+    # the phone variants, chosen by a media query, with their own size
+    assert f'srcset="../assets/figures/{name}-light-phone.svg" width="420" height="400"' in out
+    assert f'srcset="../assets/figures/{name}-dark-phone.svg"' in out
+    assert f'class="figure-full" href="../assets/figures/{name}-light.svg"' in out
 
 
 def test_cite_links_to_the_bibliography_anchor():
@@ -305,7 +350,7 @@ def test_context_extension_examples_use_the_running_example():
 def test_figures_and_tables_are_numbered_per_chapter_and_referenced_by_number():
     figs = sorted(FIGURES)[:2]
     tab = sorted(TABLES)[0]
-    sizes = {name: (10, 10) for name in FIGURES}
+    sizes = {(name, layout): (10, 10) for name in FIGURES for layout in ("wide", "phone")}
     page = (
         f"# 7. A chapter\n\nAs {{{{ figref: {figs[1]} }}}} shows "
         f"(and {{{{ tableref: {tab} }}}}):\n\n"
@@ -323,7 +368,7 @@ def test_figures_and_tables_are_numbered_per_chapter_and_referenced_by_number():
 
 def test_a_reference_to_a_figure_not_on_the_page_fails():
     figs = sorted(FIGURES)
-    sizes = {name: (10, 10) for name in FIGURES}
+    sizes = {(name, layout): (10, 10) for name in FIGURES for layout in ("wide", "phone")}
     with pytest.raises(BookError, match="not on this page"):
         expand_shortcodes(f"# 1. X\n\n{{{{ figref: {figs[0]} }}}}\n", "a.md", sizes)
 
@@ -372,3 +417,93 @@ def test_a_minus_sign_after_an_opening_or_an_operator_is_unary():
     minus = re.findall(r"<mo[^>]*>&#x02212;</mo>", out)
     assert len(minus) == 4
     assert ['form="prefix"' in m for m in minus] == [True, True, False, False]
+
+
+_TABLE_HTML = (
+    '<p class="table-caption" id="table-x">Table 1 A</p>\n<table>\n<thead>\n<tr>\n'
+    '<th style="text-align: left;">model</th>\n<th style="text-align: right;">base</th>\n'
+    '<th style="text-align: right;">factor</th>\n<th style="text-align: left;">rule</th>\n'
+    "</tr>\n</thead>\n<tbody>\n<tr>\n"
+    '<td style="text-align: left;">Llama</td>\n<td style="text-align: right;">500000</td>\n'
+    '<td style="text-align: right;">8</td>\n<td style="text-align: left;">"llama3"</td>\n'
+    "</tr>\n</tbody>\n</table>"
+)
+
+
+def test_a_wide_table_with_row_names_becomes_cards_on_phones():
+    out = card_tables(_TABLE_HTML)
+    assert "<table data-cards>" in out
+    assert '<td data-label="base" style="text-align: right;">500000</td>' in out
+    assert '<td data-label="rule" style="text-align: left;">"llama3"</td>' in out
+
+
+def test_narrow_tables_and_numeric_matrices_stay_tables():
+    three = _TABLE_HTML.replace('<th style="text-align: left;">rule</th>\n', "").replace(
+        '<td style="text-align: left;">"llama3"</td>\n', ""
+    )
+    assert three.count("<th ") == 3
+    assert card_tables(three) == three  # three columns fit a phone
+    first = '<td style="text-align: left;">Llama'
+    matrix = _TABLE_HTML.replace(first, '<td style="text-align: right;">0')
+    assert card_tables(matrix) == matrix  # rows named by a number: a matrix, it scrolls
+    plain = "<table>\n<tr><td>1</td></tr>\n</table>"
+    assert card_tables(plain) == plain  # not a generated table
+
+
+#: Symbols the prose sets as math, written as plain text (``ω_i``, ``d_model``, ``‖x‖``,
+#: ``√d``, ``10000^(−2i/d)``): captions, table headers and figure text must use ``$…$``.
+PLAIN_SYMBOL = re.compile(r"[ωθλ]_\w|\bd_model\b|\bM_k\b|\^\(|\^[−-]|2π/ω|‖|√")
+
+
+def _plain_symbols(text: str) -> list[str]:
+    outside = re.sub(r"\$[^$]*\$", " ", text)
+    return [outside[max(0, m.start() - 15) : m.end() + 15] for m in PLAIN_SYMBOL.finditer(outside)]
+
+
+def test_math_notation_sets_plain_symbols_as_math():
+    assert math_notation("PE for d_model = 4,096, wavelength 2π/ω_i.") == (
+        r"PE for $d_{\mathrm{model}} = 4{,}096$, wavelength $2\pi/\omega_i$."
+    )
+    assert math_notation("the mean of ‖PE‖² / ‖x‖², $x$ kept") == (
+        r"the mean of $\|PE\|^2 / \|x\|^2$, $x$ kept"
+    )
+    assert math_notation("correct: ω_i = 10000^(−2i/d)") == r"correct: $\omega_i = 10000^{-2i/d}$"
+    assert math_notation("head_dim = 64, no symbol here") == "head_dim = 64, no symbol here"
+
+
+def test_the_notation_check_sees_plain_symbols():
+    assert _plain_symbols("the wavelength 2π/ω_i for d_model = 8")
+    assert not _plain_symbols(r"the wavelength $2\pi/\omega_i$ for $d_{\mathrm{model}} = 8$")
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_captions_and_drawings_set_symbols_as_math(name):
+    found = _plain_symbols(math_notation(FIGURES[name].caption))
+    with matplotlib.rc_context(THEMES["light"].rc):
+        fig = draw_figure(name, "light")
+        fig.draw_without_rendering()
+    for text in fig.findobj(matplotlib.text.Text):
+        found += _plain_symbols(text.get_text())
+    assert not found, f"{name}: {found}"
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_table_captions_and_headers_set_symbols_as_math(name):
+    found = _plain_symbols(math_notation(TABLES[name].caption))
+    for column in TABLES[name].build().columns:
+        found += _plain_symbols(math_notation(column))
+    assert not found, f"{name}: {found}"
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_no_table_header_is_a_bare_symbol(name):
+    """A header of math alone reads as empty to assistive tools (axe: empty-table-header);
+    each says in words what the symbol is ("width d_model")."""
+    for column in TABLES[name].build().columns:
+        assert not re.fullmatch(r"\s*\$[^$]*\$\s*", math_notation(column)), f"{name}: {column!r}"
+
+
+def test_caption_math_becomes_mathml():
+    html = caption_html(r"PE for $d_{\text{model}} = 8$, costs $5")
+    assert html.count('class="arithmatex"') == 1 and "costs $5" in html
+    assert "<math" in render_math(html, "a.md")

@@ -23,7 +23,6 @@ from browser_support import (
     PRINT_PAGE,
     PageChecker,
     browser_missing,
-    built_site,
     pages_of,
     serve,
 )
@@ -37,27 +36,8 @@ SCHEMES = ("light", "dark")
 KINDS = ("console", "failed", "external", "images", "math", "palette", "axe")
 
 
-@pytest.fixture(scope="session")
-def site():
-    return built_site()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="session")
-def server(site):
-    httpd, base = serve(site)
-    yield base
-    httpd.shutdown()
-    httpd.server_close()
+# The fixtures site, browser (one Chromium per test run) and server are in conftest.py,
+# shared with tests/test_interactive.py.
 
 
 def _crawl_one(site, base: str, scheme: str):
@@ -142,10 +122,15 @@ def test_dark_background_is_what_dark_figures_are_drawn_for(crawl):
 
 def test_whole_book_prints_to_pdf_with_light_figures_only(browser, server, site):
     """The one-page book printed from a dark-palette browser: white paper, each figure
-    once (its light variant), a PDF of many pages."""
+    once (its light variant, the only one the page loads), a PDF of many pages."""
     context = browser.new_context(color_scheme="dark")
     try:
         page = context.new_page()
+        figures_loaded = []
+        page.on(
+            "request",
+            lambda r: figures_loaded.append(r.url) if "/figures/" in r.url else None,
+        )
         page.goto(server + PRINT_PAGE, wait_until="load")
         page.emulate_media(media="print")
         seen = page.evaluate("""() => ({
@@ -153,6 +138,7 @@ def test_whole_book_prints_to_pdf_with_light_figures_only(browser, server, site)
           shown: [...document.querySelectorAll('img[src*="#only-"]')]
             .filter(i => getComputedStyle(i).display !== "none").map(i => i.getAttribute("src")),
           figures: document.querySelectorAll("figure img[src*='#only-light']").length,
+          dark: document.querySelectorAll('img[src*="-dark"], source[srcset*="-dark"]').length,
         })""")
         pdf = page.pdf(format="A4", print_background=True)
     finally:
@@ -160,6 +146,8 @@ def test_whole_book_prints_to_pdf_with_light_figures_only(browser, server, site)
     assert seen["background"] == "rgb(255, 255, 255)"
     assert seen["shown"] and all(src.endswith("#only-light") for src in seen["shown"])
     assert len(seen["shown"]) == seen["figures"], "every figure exactly once"
+    assert seen["dark"] == 0, "the one-page book carries the light figures only"
+    assert figures_loaded and not [u for u in figures_loaded if "-dark" in u.rsplit("/", 1)[-1]]
     chapters = len([p for p in pages_of(site) if p != PRINT_PAGE])
     pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
     assert pdf.startswith(b"%PDF") and pages >= chapters, f"{pages} PDF pages, {chapters} chapters"

@@ -21,6 +21,7 @@ from pe_book.notebooks import (
     finish_html,
     is_notebook,
     notebook_json,
+    plot_files,
     read_notebook,
     relative_url,
 )
@@ -215,6 +216,53 @@ def test_finished_page_is_trimmed_stable_and_has_a_download_link():
     assert re.search(r'<a class="md-button" download="" href="demo.ipynb">', out)
     assert '<div class="highlight"><pre><code><span></span><span class="n">x</span></code>' in out
     assert out == _finish(_notebook(alt))
+
+
+def test_plots_move_out_of_the_page_into_files_loaded_lazily():
+    import base64
+
+    alt = "A plot of x against y that shows nothing in particular at all."
+    finished = _finish(_notebook(alt))
+    page, plots = plot_files(finished, "notebooks/demo.py", "notebooks/demo.html")
+    assert list(plots) == ["notebooks/plots/demo-1.png"]
+    assert _pixels(plots["notebooks/plots/demo-1.png"]) == _pixels(base64.b64decode(PNG))
+    assert "data:image" not in page
+    (image,) = re.findall(r"<img\b[^>]*>", page)
+    for attribute in ('src="plots/demo-1.png"', 'loading="lazy"', f'alt="{alt}"', 'width="2"'):
+        assert attribute in image
+    assert page.replace(image, "") == finished.replace(re.search(r"<img\b[^>]*>", finished)[0], "")
+    assert plot_files(page, "notebooks/demo.py", "notebooks/demo.html") == (page, {})
+
+
+def _pixels(png: bytes):
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        return image.size, image.convert("RGBA").tobytes()
+
+
+def test_plot_files_are_the_same_pixels_in_fewer_bytes():
+    import base64
+    import io
+
+    import matplotlib
+    import numpy as np
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(4, 2.5), dpi=100, facecolor="white")
+    fig.subplots().plot(np.linspace(0, 6, 200), np.sin(np.linspace(0, 6, 200)))
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", facecolor="white")
+    png = buffer.getvalue()
+    html = f'<img alt="a" src="data:image/png;base64,{base64.b64encode(png).decode()}"/>'
+    _, plots = plot_files(html, "notebooks/demo.py", "notebooks/demo.html")
+    (stored,) = plots.values()
+    assert _pixels(stored) == _pixels(png)
+    assert len(stored) < 0.95 * len(png)
 
 
 def test_plot_without_alt_text_fails_the_build():

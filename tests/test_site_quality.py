@@ -96,6 +96,58 @@ def test_every_page_weighs_at_most_300_kb_gzipped():
     assert len(weights) >= 2
 
 
+PRINT_BUDGET = 700 * 1024  # the whole book on one page, with everything it loads
+_PICTURE = re.compile(r"<picture\b.*?</picture>", re.S | re.I)
+_SRCSET = re.compile(r'<source\b[^>]*?\bsrcset="([^"\s,]+)', re.I)
+_IMG_SRC = re.compile(r'<img\b[^>]*?\bsrc="([^"]+)"', re.I)
+
+
+def phone_assets(site: Path, page: str) -> set[Path]:
+    """:func:`page_assets` as a phone loads them: a ``<picture>``'s ``<source>`` (the
+    phone variant) instead of its ``<img>``."""
+    html = site / page
+    found = set(page_assets(site, page))
+    for picture in _PICTURE.findall(html.read_text(encoding="utf-8")):
+        sources = [_local(site, html.parent, u) for u in _SRCSET.findall(picture)]
+        if not sources:
+            continue
+        found -= {_local(site, html.parent, u) for u in _IMG_SRC.findall(picture)}
+        found |= {s for s in sources if s is not None}
+    return found
+
+
+@pytest.mark.site
+def test_the_whole_book_on_one_page_weighs_at_most_700_kb_gzipped():
+    site = built_site().resolve()
+    wide = page_weight(site, PRINT_PAGE)
+    phone = sum(gzipped_size(p) for p in phone_assets(site, PRINT_PAGE))
+    figures = [p for p in page_assets(site, PRINT_PAGE) if p.suffix == ".svg"]
+    assert figures and all("-dark" not in p.name for p in figures), "light figures only"
+    html = (site / PRINT_PAGE).read_text(encoding="utf-8")
+    missing = [u for u in _SRCSET.findall(html) if _local(site, site, u) is None]
+    assert not missing, f"phone variants the one-page book cannot load: {missing[:3]}"
+    for seen, weight in (("wide", wide), ("phone", phone)):
+        assert weight <= PRINT_BUDGET, (
+            f"{PRINT_PAGE} as a {seen} screen loads {weight / 1024:.0f} KB gzipped, "
+            f"over {PRINT_BUDGET // 1024} KB"
+        )
+
+
+def test_phone_weight_counts_the_phone_variant_instead_of_the_wide_one(tmp_path):
+    site = tmp_path
+    (site / "f").mkdir()
+    for name in ("a-light.svg", "a-light-phone.svg", "b.svg"):
+        (site / "f" / name).write_text(f"<svg>{name}</svg>")
+    (site / "page.html").write_text(
+        '<picture><source media="(max-width: 600px)" srcset="f/a-light-phone.svg">'
+        '<img src="f/a-light.svg#only-light"></picture><img src="f/b.svg">'
+    )
+    wide = {p.name for p in page_assets(site.resolve(), "page.html")}
+    phone = {p.name for p in phone_assets(site.resolve(), "page.html")}
+    assert wide == {"page.html", "a-light.svg", "b.svg"}
+    assert phone == {"page.html", "a-light-phone.svg", "b.svg"}
+
+
 def test_page_weight_counts_what_the_page_loads(tmp_path):
     site = tmp_path
     (site / "assets").mkdir()

@@ -18,7 +18,7 @@ from pe_explained.embedding import (
 )
 
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..style import new_figure, phone_layout_active
 
 D_MODEL, NUM_POSITIONS, NUM_WORDS, SEED = 512, 512, 512, 0
 NORM_WIDTHS = (64, 128, 256, 512, 1024)
@@ -76,7 +76,8 @@ def _(theme):
     ax.set_xlabel("cosine similarity  (0 = orthogonal, 1 = same direction)")
     ax.set_ylabel("density (log scale)")
     ax.grid(True)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3, fontsize=8.5)
+    columns = 1 if phone_layout_active() else 3  # a phone column holds one label a row
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=columns, fontsize=8.5)
     return fig
 
 
@@ -142,19 +143,19 @@ def _():
         )
     return Table(
         [
-            "d_model",
-            "‖PE‖ = √(d_model/2)",
-            "‖e‖",
+            "width d_model",
+            "norm ‖PE‖ = √(d_model/2)",
+            "norm ‖e‖",
             "PE share of ‖e + PE‖²",
-            "‖√d_model · e‖",
+            "norm ‖√d_model · e‖",
             "PE share of ‖√d_model · e + PE‖²",
         ],
         rows,
         formats={
-            "d_model": "d",
-            "‖PE‖ = √(d_model/2)": ".2f",
-            "‖e‖": ".2f",
-            "‖√d_model · e‖": ".2f",
+            "width d_model": "d",
+            "norm ‖PE‖ = √(d_model/2)": ".2f",
+            "norm ‖e‖": ".2f",
+            "norm ‖√d_model · e‖": ".2f",
             "PE share of ‖e + PE‖²": ".3f",
             "PE share of ‖√d_model · e + PE‖²": ".3f",
         },

@@ -8,7 +8,8 @@ from pe_explained.alibi import alibi_bias, alibi_slopes
 from pe_explained.attention import softmax
 
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..interactive import colormap_stops, interactive
+from ..style import THEMES, direct_labels, new_figure
 
 HEAD_COUNTS = (8, 12, 16)
 FIGURE_HEADS, FIGURE_LEN = 8, 12
@@ -112,6 +113,19 @@ def _():
     return f"{weights[-1, 0]:.4f}"
 
 
+@interactive(
+    "alibi",
+    title="Try it: the bias matrix of any head, and the slopes of any number of heads, "
+    "powers of two or not.",
+)
+def _():
+    return {
+        "num_heads": FIGURE_HEADS,
+        "length": FIGURE_LEN,
+        "colormap": colormap_stops(THEMES["light"].sequential),
+    }
+
+
 @figure(
     "alibi_bias_per_head",
     alt=lambda: (
@@ -140,17 +154,15 @@ def _(theme):
     distance = np.arange(FIGURE_LEN)
     # ordered colours, steepest darkest, each at least 3:1 on the page background
     colours = theme.line_colours(FIGURE_HEADS)
-    for h in range(FIGURE_HEADS):
-        right.plot(
-            distance,
-            -slopes[h] * distance,
-            color=colours[h],
-            label=f"head {h + 1}: $m = 2^{{{np.log2(slopes[h]):g}}}$",
-        )
+    lines = [
+        right.plot(distance, -slopes[h] * distance, color=colours[h])[0]
+        for h in range(FIGURE_HEADS)
+    ]
+    labels = [f"head {h + 1}: $m = 2^{{{np.log2(slopes[h]):g}}}$" for h in range(FIGURE_HEADS)]
     left.set_xticks(range(0, FIGURE_LEN, 3))
     left.set_yticks(range(0, FIGURE_LEN, 3))
     right.set_xlabel("distance i − j (positions)")
     right.set_ylabel("bias added to the score")
     right.grid(True)
-    right.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    direct_labels(right, lines, labels, theme)
     return fig

@@ -15,7 +15,8 @@ from pe_explained.rope import (
 )
 
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..interactive import interactive
+from ..style import label_line_ends, new_figure
 
 #: The running example: head_dim, base, trained context L and stretch factor s.
 HEAD_DIM, BASE, CONTEXT, FACTOR = 128, 10000.0, 4096, 4.0
@@ -127,15 +128,37 @@ def _(theme):
     ax.text(0, CONTEXT * 1.6, f"original context = {CONTEXT:,}", color=theme.text, fontsize=8.5)
     ax.set_yscale("log")
     ax.minorticks_off()
-    ax.set_ylabel("wavelength 2π/ω_i  (positions)")
+    ax.set_ylabel(r"wavelength $2\pi/\omega_i$  (positions)")
     ax.grid(True, which="major")
-    ax.legend(loc="upper left", fontsize=8.5)
+    label_line_ends(ax, theme)
     stretch_ax.set_yscale("log", base=2)
     stretch_ax.set_ylim(0.8, 2 * max(float((w / original).max()) for _, w in methods))
     stretch_ax.set_xlabel("pair index i  (0 = fastest → slowest)")
     stretch_ax.set_ylabel("stretch: new ÷ original\nwavelength (log₂ scale)")
     stretch_ax.grid(True, which="major")
     return fig
+
+
+@interactive(
+    "context",
+    title="Try it: each method's stretch of every pair and YaRN's attention factor, for "
+    "any factor, head width, base and trained length.",
+)
+def _():
+    import inspect
+
+    yarn = inspect.signature(yarn_correction_range).parameters
+    return {
+        "method": "yarn",
+        "factor": FACTOR,
+        "head_dim": HEAD_DIM,
+        "base": BASE,
+        "context": CONTEXT,
+        "low_freq_factor": LLAMA31_LOW_FREQ_FACTOR,
+        "high_freq_factor": LLAMA31_HIGH_FREQ_FACTOR,
+        "beta_fast": yarn["beta_fast"].default,
+        "beta_slow": yarn["beta_slow"].default,
+    }
 
 
 @table(

@@ -18,7 +18,7 @@ import numpy as np
 from pe_explained import t5_relative_bucket
 
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..style import label_line_ends, new_figure, phone_layout_active
 
 DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "experiments"
 #: How the page names each encoding and each context-extension method.
@@ -204,7 +204,7 @@ def _(theme):
     _references(ax, theme, data)
     ax.set_xlabel("training step")
     ax.set_ylabel("loss (nats per token)")
-    ax.legend(ncol=4, fontsize=8, loc="upper right")
+    label_line_ends(ax, theme)
     ax.grid(True, axis="y")
     return fig
 
@@ -248,7 +248,7 @@ def _(theme):
         _references(ax, theme, data, keys=("loss_floor",))
         ax.set_title(title)
     axes[0].set_ylabel("loss (nats per token)")
-    axes[1].legend(fontsize=8, loc="upper left")
+    label_line_ends(axes[1], theme)
     return fig
 
 
@@ -396,7 +396,7 @@ def _(theme):
     _length_axis(ax, lengths, data["train_len"])
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel("passkey accuracy")
-    ax.legend(fontsize=8, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    label_line_ends(ax, theme)
     return fig
 
 
@@ -497,6 +497,12 @@ def _(theme):
     axes[0, 0].set_ylabel("loss (nats per token)")
     axes[1, 0].set_ylabel("passkey accuracy")
     axes[1, 0].set_ylim(-0.03, 1.03)
+    if phone_layout_active():  # one column of four panels: each says what it shows
+        for (row, col), ax in np.ndenumerate(axes):
+            stage = "zero-shot" if col == 0 else "fine-tuned"
+            ax.set_title(f"{stage}: {'loss' if row == 0 else 'passkey accuracy'}")
+            ax.set_ylabel(axes[row, 0].get_ylabel())
+        axes[1, 1].set_ylim(-0.03, 1.03)
     axes[0, 1].legend(fontsize=8, loc="upper left")
     return fig
 

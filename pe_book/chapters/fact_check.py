@@ -54,8 +54,11 @@ def _still_columns(table: np.ndarray) -> int:
 )
 def _(theme):
     tables = (
-        ("correct: ω_i = 10000^(−2i/d)", sinusoidal(BUG_POSITIONS, BUG_D_MODEL)),
-        ("bug: ω_i = 10000^(−4i/d)", sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL)),
+        (r"correct: $\omega_i = 10000^{-2i/d}$", sinusoidal(BUG_POSITIONS, BUG_D_MODEL)),
+        (
+            r"bug: $\omega_i = 10000^{-4i/d}$",
+            sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL),
+        ),
     )
     return heatmap_panels(
         theme,
@@ -183,7 +186,7 @@ def _():
         "farther" if b > a else "closer" for a, b in zip(dist[:-1], dist[1:], strict=True)
     ]
     return Table(
-        ["offset k", "‖PE(p+k) − PE(p)‖", "than k − 1"],
+        ["offset k", "distance ‖PE(p+k) − PE(p)‖", "than k − 1"],
         [[int(a), b, c] for a, b, c in zip(k, dist, change, strict=True)],
     )
 

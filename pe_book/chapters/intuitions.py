@@ -139,17 +139,17 @@ def _gps_rows():
 def _():
     return Table(
         [
-            "d_model",
-            "‖PE(1) − PE(0)‖",
+            "width d_model",
+            "step ‖PE(1) − PE(0)‖",
             "closest position ≥ 2 away",
             "its distance",
             "closer than the neighbour?",
         ],
         _gps_rows(),
         formats={
-            "d_model": "d",
+            "width d_model": "d",
             "closest position ≥ 2 away": ",d",
-            "‖PE(1) − PE(0)‖": ".4f",
+            "step ‖PE(1) − PE(0)‖": ".4f",
             "its distance": ".4f",
         },
     )
@@ -268,7 +268,7 @@ def _():
     return Table(
         [
             "head_dim",
-            "‖PE(1) − PE(0)‖",
+            "step ‖PE(1) − PE(0)‖",
             "closest offset ≥ 2",
             "its distance",
             "closer than the neighbour?",
@@ -277,7 +277,7 @@ def _():
         formats={
             "head_dim": "d",
             "closest offset ≥ 2": ",d",
-            "‖PE(1) − PE(0)‖": ".4f",
+            "step ‖PE(1) − PE(0)‖": ".4f",
             "its distance": ".4f",
         },
     )

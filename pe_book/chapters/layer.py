@@ -69,7 +69,11 @@ def _():
 )
 def _(theme):
     _, scaled, pe = _rows(FIG_D_MODEL, SEQ_LEN)
-    panels = [("E[token] · √d_model", scaled), ("+ PE[pos]", pe), ("= model input", scaled + pe)]
+    panels = [
+        (r"$E[\mathrm{token}] \cdot \sqrt{d_{\mathrm{model}}}$", scaled),
+        ("+ PE[pos]", pe),
+        ("= model input", scaled + pe),
+    ]
     return heatmap_panels(
         theme, panels, vmin=-2.5, vmax=2.5, xlabel="dimension j", colorbar_label="value", width=7.4
     )

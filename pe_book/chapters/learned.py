@@ -56,7 +56,7 @@ def _():
         [
             "model",
             "max_len",
-            "d_model",
+            "width d_model",
             "learned: max_len × d_model",
             "sinusoidal",
             "token table: vocab × d_model",

@@ -15,7 +15,7 @@ from pe_explained.properties import (
 )
 
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..style import new_figure, phone_layout_active
 
 MATRIX_POSITIONS, MATRIX_D_MODELS = 64, (16, 128)
 CURVE_D_MODELS, CURVE_MAX_OFFSET = (16, 64, 512), 60
@@ -44,10 +44,12 @@ def _(theme):
     axes = fig.subplots(1, 2)
     for ax, d_model, dist in zip(axes, MATRIX_D_MODELS, scaled, strict=True):
         image = ax.imshow(dist, cmap=theme.sequential, vmin=0, vmax=top, interpolation="nearest")
-        ax.set_title(f"d_model = {d_model}")
+        ax.set_title(f"$d_{{\\mathrm{{model}}}} = {d_model}$")
         ax.set_xlabel("position q")
         ax.set_ylabel("position p")
-    fig.colorbar(image, ax=axes, shrink=0.85, label="‖PE(p) − PE(q)‖ / √d_model")
+    fig.colorbar(
+        image, ax=axes, shrink=0.85, label=r"$\|PE(p) - PE(q)\| / \sqrt{d_{\mathrm{model}}}$"
+    )
     return fig
 
 
@@ -71,7 +73,9 @@ def _(theme):
     for d_model in CURVE_D_MODELS:
         dist = distance_by_offset(k, d_model) / np.sqrt(d_model)
         turn = first_distance_decrease(d_model)
-        (line,) = ax.plot(k, dist, label=f"d_model = {d_model} (first drop after k = {turn})")
+        (line,) = ax.plot(
+            k, dist, label=f"$d_{{\\mathrm{{model}}}} = {d_model}$ (first drop after $k = {turn}$)"
+        )
         ax.plot(
             [turn],
             [dist[turn]],
@@ -82,7 +86,7 @@ def _(theme):
             linestyle="none",
         )
     ax.set_xlabel("offset k  (positions)")
-    ax.set_ylabel("‖PE(p+k) − PE(p)‖ / √d_model")
+    ax.set_ylabel(r"$\|PE(p+k) - PE(p)\| / \sqrt{d_{\mathrm{model}}}$")
     ax.grid(True)
     ax.legend(loc="lower right")
     return fig
@@ -103,7 +107,7 @@ def _(theme):
     pe = sinusoidal(max(DOT_STARTS) + DOT_MAX_OFFSET + 1, DOT_D_MODEL)
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
-    ax.plot(k, dot_product_by_offset(k, DOT_D_MODEL), label="Σ_i cos(k ω_i)", zorder=1)
+    ax.plot(k, dot_product_by_offset(k, DOT_D_MODEL), label=r"$\sum_i \cos(k\,\omega_i)$", zorder=1)
     for p, marker in zip(DOT_STARTS, ("o", "x"), strict=True):
         sample = k[::10]
         measured = pe[p + sample] @ pe[p]
@@ -139,7 +143,8 @@ def _(theme):
     for ax, layout in zip(axes, ("interleaved", "halves"), strict=True):
         m = offset_matrix(M_OFFSET, M_D_MODEL, layout=layout)
         image = ax.imshow(m, cmap=theme.diverging, vmin=-1, vmax=1, interpolation="nearest")
-        if layout == "interleaved":  # the values once; the other panel has the same ones
+        # the values once (the other panel has the same ones), where the cells hold them
+        if layout == "interleaved" and not phone_layout_active():
             for r, c in zip(*np.nonzero(m), strict=True):
                 shade = "white" if abs(m[r, c]) > 0.6 else "black"
                 ax.text(c, r, f"{m[r, c]:.3f}", ha="center", va="center", color=shade, fontsize=6)
@@ -148,7 +153,7 @@ def _(theme):
         ax.set_yticks(range(M_D_MODEL))
         ax.set_xlabel("input dimension (of PE(p))")
         ax.set_ylabel("output dimension (of PE(p+k))")
-    fig.colorbar(image, ax=axes, shrink=0.85, label="entry of M_k")
+    fig.colorbar(image, ax=axes, shrink=0.85, label="entry of $M_k$")
     return fig
 
 

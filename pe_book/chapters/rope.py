@@ -14,6 +14,7 @@ from pe_explained.rope import (
 )
 
 from .. import figure, value
+from ..interactive import interactive
 from ..style import new_figure
 
 TOEPLITZ_POSITIONS, TOEPLITZ_HEAD_DIM, SEED = 48, 32, 11
@@ -25,6 +26,9 @@ LLAMA3_BASE, LLAMA3_CONTEXT = 500000.0, 8192
 #: Two distances where the decay bound rises, and bands of distances it is averaged over.
 DECAY_EARLIER, DECAY_LATER = 1000, 2000
 DECAY_BANDS = ((1, 100), (100, 1000), (1000, 10000))
+#: The page's example of a score: q and k from default_rng(SCORE_SEED), head_dim 8, m and n;
+#: the interactive figure starts from it and lets m and n run up to SCORE_MAX_POSITION.
+SCORE_SEED, SCORE_HEAD_DIM, SCORE_M, SCORE_N, SCORE_MAX_POSITION = 0, 8, 5, 2, 40
 #: The constants the page quotes, as {{ value: rope.NAME:spec }}.
 QUOTED = (
     "HEAD_DIM",
@@ -48,6 +52,27 @@ def _score_matrix() -> np.ndarray:
     rq = apply_rope(np.ascontiguousarray(rows), TOEPLITZ_POSITIONS, inv_freq)
     rk = apply_rope(np.ascontiguousarray(cols), TOEPLITZ_POSITIONS, inv_freq)
     return rq @ rk.T
+
+
+@interactive(
+    "rope",
+    title="Try it: one query and one key turned at positions m and n, pair by pair, in "
+    "either layout; the score moves with m − n only.",
+)
+def _():
+    import inspect
+
+    q, k = np.random.default_rng(SCORE_SEED).standard_normal((2, SCORE_HEAD_DIM))
+    return {
+        "head_dim": SCORE_HEAD_DIM,
+        "base": inspect.signature(rope_frequencies).parameters["base"].default,
+        "layout": inspect.signature(apply_rope).parameters["layout"].default,
+        "q": q.tolist(),
+        "k": k.tolist(),
+        "m": SCORE_M,
+        "n": SCORE_N,
+        "max_position": SCORE_MAX_POSITION,
+    }
 
 
 @figure(

@@ -20,12 +20,13 @@ from pe_explained.naive import (
 )
 
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..style import label_line_ends, new_figure
 
 MAX_LEN = 1024  # positions 0 … 1023 in the norm figure and the summary table
 NUM_BITS = 10  # 2**10 = 1024
 SUMMARY_D_MODEL = 64  # width of the sinusoidal encoding in the comparison
 EMBED_D_MODEL = 512  # width of the token embeddings the index is compared with
+DM = r"d_{\mathrm{model}}"  # d_model as the figures set it (mathtext)
 NEAR_LEN, NEAR_BITS, NEAR_D_MODEL, NEAR_REF = 64, 8, 8, 32  # the distance figure
 
 
@@ -99,7 +100,7 @@ def _(theme):
         ax.plot(
             positions,
             np.linalg.norm(tab[1:], axis=1),
-            label=name,
+            label=name.replace("d_model", f"${DM}$"),
             linewidth=1.0 if name.startswith("binary") else 1.8,
         )
     ax.axhline(
@@ -107,14 +108,14 @@ def _(theme):
         color=theme.text,
         linestyle="--",
         linewidth=1.0,
-        label="token embedding,\nN(0, 1/d_model) entries",
+        label="token embedding,\n" r"$\mathcal{N}(0, 1/d_{\mathrm{model}})$ entries",
     )
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("position pos")
-    ax.set_ylabel("norm ‖E[pos]‖  (log scale)")
+    ax.set_ylabel(r"norm $\|E[pos]\|$  (log scale)")
     ax.grid(True, which="major")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5)
+    label_line_ends(ax, theme)
     return fig
 
 
@@ -134,8 +135,8 @@ def _(theme):
     panels = {
         f"one-hot (width {NEAR_LEN})": one_hot_encoding(NEAR_LEN, NEAR_LEN),
         f"binary ({NEAR_BITS} bits)": binary_encoding(NEAR_LEN, NEAR_BITS),
-        f"sinusoidal, d_model = {NEAR_D_MODEL}": sinusoidal(NEAR_LEN, NEAR_D_MODEL),
-        f"sinusoidal, d_model = {SUMMARY_D_MODEL}": sinusoidal(NEAR_LEN, SUMMARY_D_MODEL),
+        f"sinusoidal, ${DM} = {NEAR_D_MODEL}$": sinusoidal(NEAR_LEN, NEAR_D_MODEL),
+        f"sinusoidal, ${DM} = {SUMMARY_D_MODEL}$": sinusoidal(NEAR_LEN, SUMMARY_D_MODEL),
     }
     fig = new_figure(7.0, 4.4)
     axes = fig.subplots(2, 2, sharex=True)
@@ -151,7 +152,7 @@ def _(theme):
     for ax in axes[1]:
         ax.set_xlabel("position pos")
     for ax in axes[:, 0]:
-        ax.set_ylabel(f"‖E[pos] − E[{NEAR_REF}]‖")
+        ax.set_ylabel(f"$\\|E[pos] - E[{NEAR_REF}]\\|$")
     return fig
 
 

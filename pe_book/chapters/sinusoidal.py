@@ -8,7 +8,8 @@ from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_waveleng
 from pe_explained.conventions import tensor2tensor_timing_signal
 
 from .. import Table, figure, table, value
-from ..style import new_figure
+from ..interactive import colormap_stops, interactive
+from ..style import THEMES, new_figure
 
 HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
 WAVE_DIMENSIONS = (0, 2, 8, 20)
@@ -118,7 +119,7 @@ def _(theme):
             lam,
             marker="o" if d_model == 64 else None,
             markersize=3,
-            label=f"d_model = {d_model} ({len(lam)} pairs)",
+            label=f"$d_{{\\mathrm{{model}}}} = {d_model}$ ({len(lam)} pairs)",
         )
     ax.axhline(2 * np.pi * 10000, color=theme.muted, linestyle="--", linewidth=1)
     ax.text(
@@ -130,12 +131,31 @@ def _(theme):
         ha="right",
     )
     ax.set_yscale("log")
-    ax.set_xlabel("relative pair index 2i / d_model  (0 = fastest pair; slowest at 1 − 2/d_model)")
-    ax.set_ylabel("wavelength 2π/ω_i  (positions)")
+    ax.set_xlabel(
+        r"relative pair index $2i/d_{\mathrm{model}}$  "
+        r"(0 = fastest pair; slowest at $1 - 2/d_{\mathrm{model}}$)"
+    )
+    ax.set_ylabel(r"wavelength $2\pi/\omega_i$  (positions)")
     ax.set_ylim(top=2 * np.pi * 10000 * 3)
     ax.grid(True, which="major")
     ax.legend(loc="lower right")
     return fig
+
+
+@interactive(
+    "sinusoidal",
+    title="Try it: the table and the dot product PE(p) · PE(p + k) by offset, for any "
+    "d_model, base and number of positions.",
+)
+def _():
+    import inspect
+
+    return {
+        "d_model": HEATMAP_D_MODEL,
+        "positions": HEATMAP_POSITIONS,
+        "base": inspect.signature(sinusoidal).parameters["base"].default,
+        "colormap": colormap_stops(THEMES["light"].diverging),
+    }
 
 
 @value("omega_0")

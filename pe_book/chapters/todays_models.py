@@ -122,9 +122,16 @@ def _():
             ]
         )
     return Table(
-        ["model", "λ_max", "slower than context", "stretch", "attention factor", "also"],
+        [
+            "model",
+            "slowest wavelength λ_max",
+            "slower than context",
+            "stretch",
+            "attention factor",
+            "also",
+        ],
         rows,
-        formats={"λ_max": ",.0f", "stretch": ".3g", "attention factor": ".4f"},
+        formats={"slowest wavelength λ_max": ",.0f", "stretch": ".3g", "attention factor": ".4f"},
     )
 
 

@@ -113,11 +113,11 @@ def _flow_figure(theme, steps, height: float):
 def _(theme):
     steps = [
         ("token ids", _shape("token ids"), False),
-        ("embedding lookup × √d_model", _shape("token embeddings"), False),
+        (r"embedding lookup $\times \sqrt{d_{\mathrm{model}}}$", _shape("token embeddings"), False),
         ("+ positional table PE[0 : seq_len]", _shape("position table"), True),
         ("dropout", _shape("model input"), False),
         ("q, k, v per head", _shape("queries, keys, values"), False),
-        ("softmax(q kᵀ / √head_dim)", _shape("attention scores"), False),
+        (r"$\mathrm{softmax}(q k^\top / \sqrt{d_k})$", _shape("attention scores"), False),
         ("attention output, add & norm", _shape("attention output"), False),
         ("feed-forward (hidden)", _shape("feed-forward hidden"), False),
         ("add & norm → next layer", _shape("block output"), False),
@@ -143,7 +143,11 @@ def _(theme):
         ("embedding lookup (no PE added)", _shape("model input"), False),
         ("q, k, v per head", _shape("queries, keys, values"), False),
         ("RoPE: rotate q and k by position", _shape("queries, keys, values"), True),
-        ("logits q kᵀ / √head_dim  (T5: q kᵀ, unscaled)", _shape("attention scores"), False),
+        (
+            r"logits $q k^\top / \sqrt{d_k}$  (T5: $q k^\top$, unscaled)",
+            _shape("attention scores"),
+            False,
+        ),
         ("ALiBi / T5: + bias[head, i, j]", _shape("relative bias"), True),
         ("softmax, weights × v", _shape("attention output"), False),
         ("add & norm, feed-forward, …", _shape("block output"), False),

@@ -1,0 +1,706 @@
+/* Interactive figures: widgets the reader drives, beside the static figures.
+ *
+ * A page holds a hidden <div class="pe-interactive" data-interactive="NAME"
+ * data-defaults="{…}"> after a static figure (pe_book/interactive.py writes it);
+ * this script draws the widget NAME into it and shows it. Without JavaScript, and
+ * in print, the static figure stands alone. Classic script, no dependencies,
+ * nothing fetched: the book works from file:// too.
+ *
+ * window.peInteractive.math mirrors the library's formulas, function by function;
+ * tests/test_interactive.py evaluates it in Chromium over a grid of parameters and
+ * compares it with pe_explained (1e-9 relative).
+ */
+(function () {
+  "use strict";
+
+  // --- the mathematics: mirrors of pe_explained ------------------------------------
+
+  const range = (n) => Array.from({ length: n }, (_, i) => i);
+  const dot = (a, b) => a.reduce((s, v, i) => s + v * b[i], 0);
+
+  /** sinusoidal_frequencies: omega_i = base^(-2i / d_model). */
+  function sinusoidalFrequencies(dModel, base) {
+    return range(dModel / 2).map((i) => Math.pow(base, (-2 * i) / dModel));
+  }
+
+  /** sinusoidal (interleaved): PE[pos, 2i] = sin(pos·omega_i), PE[pos, 2i+1] = cos(…). */
+  function sinusoidal(positions, dModel, base) {
+    const omega = sinusoidalFrequencies(dModel, base);
+    return range(positions).map((p) => omega.flatMap((w) => [Math.sin(p * w), Math.cos(p * w)]));
+  }
+
+  /** PE(p)·PE(p+k) = sum_i cos(k·omega_i): the same for every p. */
+  function dotByOffset(dModel, base, k) {
+    return sinusoidalFrequencies(dModel, base).reduce((s, w) => s + Math.cos(k * w), 0);
+  }
+
+  /** rope_frequencies without scaling: inv_freq_i = base^(-2i / head_dim). */
+  function ropeFrequencies(headDim, base) {
+    return range(headDim / 2).map((i) => Math.pow(base, -(2 * i) / headDim));
+  }
+
+  /** The dimensions of every pair: (2i, 2i+1) interleaved, (i, i + d/2) halves. */
+  function ropePairs(headDim, layout) {
+    const half = headDim / 2;
+    return range(half).map((i) => (layout === "interleaved" ? [2 * i, 2 * i + 1] : [i, i + half]));
+  }
+
+  /** apply_rope for one vector: every pair turned by position·inv_freq_i. */
+  function applyRope(x, position, invFreq, layout, attentionFactor = 1) {
+    const out = x.slice();
+    ropePairs(x.length, layout).forEach(([a, b], i) => {
+      const theta = position * invFreq[i];
+      const c = attentionFactor * Math.cos(theta);
+      const s = attentionFactor * Math.sin(theta);
+      out[a] = x[a] * c - x[b] * s;
+      out[b] = x[a] * s + x[b] * c;
+    });
+    return out;
+  }
+
+  /** q rotated at m, dotted with k rotated at n. */
+  function ropeScore(q, k, m, n, invFreq, layout) {
+    return dot(applyRope(q, m, invFreq, layout), applyRope(k, n, invFreq, layout));
+  }
+
+  /** ntk_aware_base: base · factor^(d / (d − 2)). */
+  function ntkAwareBase(base, factor, headDim) {
+    return base * Math.pow(factor, headDim / (headDim - 2));
+  }
+
+  /** Dynamic NTK's base at seqLen: alpha = factor·(len − L)/L + 1, base · alpha^(d/(d−2)). */
+  function dynamicBase(base, factor, headDim, context, seqLen) {
+    const length = Math.max(seqLen, context);
+    const alpha = factor * ((length - context) / context) + 1;
+    return base * Math.pow(alpha, headDim / (headDim - 2));
+  }
+
+  /** yarn_correction_range: the pairs turning betaFast and betaSlow times within L. */
+  function yarnCorrectionRange(headDim, base, context, betaFast = 32, betaSlow = 1,
+    truncate = true) {
+    // the (fractional) pair whose wavelength fits r times into L
+    const pair = (r) => (headDim * Math.log(context / (r * 2 * Math.PI))) / (2 * Math.log(base));
+    let low = pair(betaFast);
+    let high = pair(betaSlow);
+    if (truncate) [low, high] = [Math.floor(low), Math.ceil(high)];
+    return [Math.max(low, 0), Math.min(high, headDim - 1)];
+  }
+
+  /** YaRN's attention factor sqrt(1/t) = 0.1 ln s + 1 (1 for s <= 1). */
+  function yarnAttentionFactor(factor) {
+    return factor <= 1 ? 1 : 0.1 * Math.log(factor) + 1;
+  }
+
+  /** The frequencies of one context-extension method, and its attention factor.
+   *  method: "default", "linear", "ntk", "dynamic", "yarn" or "llama3"; p holds headDim,
+   *  base, factor, context (L), seqLen, lowFreqFactor, highFreqFactor, betaFast, betaSlow. */
+  function scaledFrequencies(method, p) {
+    const inv = ropeFrequencies(p.headDim, p.base);
+    const factor = p.factor;
+    if (method === "default") return { invFreq: inv, attentionFactor: 1 };
+    if (method === "linear") return { invFreq: inv.map((w) => w / factor), attentionFactor: 1 };
+    if (method === "ntk") {
+      return {
+        invFreq: ropeFrequencies(p.headDim, ntkAwareBase(p.base, factor, p.headDim)),
+        attentionFactor: 1,
+      };
+    }
+    if (method === "dynamic") {
+      const base = dynamicBase(p.base, factor, p.headDim, p.context, p.seqLen);
+      return { invFreq: ropeFrequencies(p.headDim, base), attentionFactor: 1 };
+    }
+    if (method === "yarn") {
+      let [low, high] = yarnCorrectionRange(p.headDim, p.base, p.context, p.betaFast, p.betaSlow);
+      if (low === high) high += 0.001;
+      const invFreq = inv.map((w, i) => {
+        const ramp = Math.min(Math.max((i - low) / (high - low), 0), 1);
+        return (w / factor) * ramp + w * (1 - ramp);
+      });
+      return { invFreq, attentionFactor: yarnAttentionFactor(factor) };
+    }
+    if (method === "llama3") {
+      const [lowF, highF, L] = [p.lowFreqFactor, p.highFreqFactor, p.context];
+      const invFreq = inv.map((w) => {
+        const wavelength = (2 * Math.PI) / w;
+        const out = wavelength > L / lowF ? w / factor : w;
+        if (highF === lowF || wavelength < L / highF || wavelength > L / lowF) return out;
+        const smooth = (L / wavelength - lowF) / (highF - lowF);
+        return ((1 - smooth) * w) / factor + smooth * w;
+      });
+      return { invFreq, attentionFactor: 1 };
+    }
+    throw new Error(`unknown method ${method}`);
+  }
+
+  /** alibi_slopes: the ladder of the closest power of two c <= n, then every other
+   *  slope of 2c for the remaining heads. */
+  function alibiSlopes(numHeads) {
+    const ladder = (n) => range(n).map((k) => Math.pow(2, (-8 * (k + 1)) / n));
+    let closest = 1;
+    while (closest * 2 <= numHeads) closest *= 2;
+    const extra = ladder(2 * closest).filter((_, i) => i % 2 === 0);
+    return ladder(closest).concat(extra.slice(0, numHeads - closest));
+  }
+
+  /** alibi_bias (causal, float64): bias[h][i][j] = −m_h (i − j), −Infinity for j > i. */
+  function alibiBias(numHeads, length) {
+    return alibiSlopes(numHeads).map((m) =>
+      range(length).map((i) => range(length).map((j) => (j <= i ? m * (0 - (i - j)) : -Infinity)))
+    );
+  }
+
+  const math = {
+    sinusoidalFrequencies, sinusoidal, dotByOffset, ropeFrequencies, ropePairs, applyRope,
+    ropeScore, ntkAwareBase, dynamicBase, yarnCorrectionRange, yarnAttentionFactor,
+    scaledFrequencies, alibiSlopes, alibiBias,
+  };
+
+
+  // --- drawing: elements, axes and heatmaps in inline SVG --------------------------------
+
+  const SVG = "http://www.w3.org/2000/svg";
+  let uid = 0;
+
+  function node(ns, tag, attrs, children) {
+    const el = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => v !== undefined && el.setAttribute(k, v));
+    (children || []).forEach((c) => el.append(c));
+    return el;
+  }
+  const h = (tag, attrs, ...children) => node(null, tag, attrs, children);
+  /** An SVG element appended to parent, with text content if given. */
+  const s = (parent, tag, attrs, text) => {
+    const el = node(SVG, tag, attrs, text === undefined ? [] : [String(text)]);
+    parent.append(el);
+    return el;
+  };
+  const line = (parent, x1, y1, x2, y2, cls) => s(parent, "line", { x1, y1, x2, y2, class: cls });
+  /** A square (side 2r) or a circle (radius r) centred on (cx, cy). */
+  const marker = (parent, square, cx, cy, r, cls) => (square
+    ? s(parent, "rect", { x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, class: cls })
+    : s(parent, "circle", { cx, cy, r, class: cls }));
+
+  /** A number for a label: whole numbers exact, others to 4 significant digits; a true minus. */
+  function fmt(v, digits = 4) {
+    if (!isFinite(v)) return v > 0 ? "∞" : "−∞";
+    const a = Math.abs(v);
+    let text;
+    if (Number.isInteger(v) && a < 1e9) text = v.toLocaleString("en");
+    else if (a !== 0 && (a < 1e-3 || a >= 1e9)) text = v.toExponential(2).replace("e", "·10^");
+    else text = Number(v.toPrecision(digits)).toLocaleString("en", { maximumFractionDigits: 6 });
+    return text.replace("-", "−");
+  }
+
+  /** Tick values: 1, 2 or 5 times a power of ten; on a log axis powers of 10 (or of 2). */
+  function ticks(min, max, log) {
+    if (log) {
+      const step = Math.log10(max / min) >= 3 ? 10 : 2;
+      const out = [];
+      let e = Math.ceil(Math.log(min) / Math.log(step) - 1e-9);
+      for (; Math.pow(step, e) <= max * (1 + 1e-9); e++) out.push(Math.pow(step, e));
+      const every = Math.ceil(out.length / 6);
+      return out.filter((_, i) => i % every === 0);
+    }
+    const raw = (max - min) / 5;
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const r = raw / mag;
+    const step = mag * (r < 1.5 ? 1 : r < 3 ? 2 : r < 7 ? 5 : 10);
+    const out = [];
+    for (let t = Math.ceil(min / step - 1e-9) * step; t <= max + step * 1e-9; t += step) {
+      out.push(Math.abs(t) < step * 1e-9 ? 0 : t);
+    }
+    return out;
+  }
+
+  /** A new SVG in box, of the given size, with a frame, ticks and axis labels.
+   *  o: x, y ([min, max]), xlog, ylog, yreverse, xticks, yticks, xformat, yformat,
+   *  xlabel, ylabel, label (what the figure shows, for assistive technology), margins. */
+  function axes(box, width, height, o) {
+    const svg = node(SVG, "svg", {
+      viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": o.label,
+    });
+    box.replaceChildren(svg);
+    const x0 = o.left || 56;
+    const x1 = width - (o.right || 12);
+    const y0 = height - (o.bottom || 42);
+    const y1 = o.top || 12;
+    const scale = ([a, b], lo, hi, log, reverse) => {
+      const f = log ? Math.log : (v) => v;
+      return (v) => {
+        const t = (f(v) - f(a)) / (f(b) - f(a));
+        return reverse ? hi + (lo - hi) * t : lo + (hi - lo) * t;
+      };
+    };
+    const sx = scale(o.x, x0, x1, o.xlog, false);
+    const sy = scale(o.y, y0, y1, o.ylog, o.yreverse);
+    const g = s(svg, "g", { class: "pe-i-axes" });
+    (o.xticks || ticks(o.x[0], o.x[1], o.xlog)).forEach((t) => {
+      line(g, sx(t), y0, sx(t), y0 + 5);
+      s(g, "text", { x: sx(t), y: y0 + 17, "text-anchor": "middle" }, (o.xformat || fmt)(t));
+    });
+    (o.yticks || ticks(o.y[0], o.y[1], o.ylog)).forEach((t) => {
+      line(g, x0 - 5, sy(t), x0, sy(t));
+      if (o.grid !== false) line(g, x0, sy(t), x1, sy(t), "pe-i-grid");
+      s(g, "text", { x: x0 - 8, y: sy(t) + 4, "text-anchor": "end" }, (o.yformat || fmt)(t));
+    });
+    s(g, "rect", { class: "pe-i-frame", x: x0, y: y1, width: x1 - x0, height: y0 - y1 });
+    s(g, "text", { x: (x0 + x1) / 2, y: y0 + 36, "text-anchor": "middle" }, o.xlabel);
+    const middle = (y0 + y1) / 2;
+    s(g, "text", { transform: `translate(13 ${middle}) rotate(-90)`, "text-anchor": "middle" },
+      o.ylabel);
+    return { svg, g, sx, sy, x0, x1, y0, y1 };
+  }
+
+  function path(parent, points, cls) {
+    const d = points.map(([x, y], i) => `${i ? "L" : "M"}${x.toFixed(1)} ${y.toFixed(1)}`);
+    return s(parent, "path", { d: d.join(""), class: cls });
+  }
+
+  /** A heatmap (rows × columns; infinities transparent) coloured by linear interpolation
+   *  between colour stops, as a PNG data URL. */
+  function heatmapImage(rows, vmin, vmax, stops) {
+    const rgb = stops.map((c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)));
+    const canvas = h("canvas", { width: rows[0].length, height: rows.length });
+    const context = canvas.getContext("2d");
+    const image = context.createImageData(rows[0].length, rows.length);
+    rows.forEach((row, r) => row.forEach((v, c) => {
+      if (!isFinite(v)) return;
+      const t = Math.min(Math.max((v - vmin) / (vmax - vmin || 1), 0), 1) * (rgb.length - 1);
+      const i = Math.min(Math.floor(t), rgb.length - 2);
+      const at = 4 * (r * row.length + c);
+      for (let ch = 0; ch < 3; ch++) {
+        image.data[at + ch] = rgb[i][ch] + (rgb[i + 1][ch] - rgb[i][ch]) * (t - i);
+      }
+      image.data[at + 3] = 255;
+    }));
+    context.putImageData(image, 0, 0);
+    return canvas.toDataURL();
+  }
+
+  /** A heatmap filling the frame of a (axes drawn on top), with a colour bar to its right. */
+  function heatmap(a, rows, vmin, vmax, stops, label) {
+    const pixels = (parent, url, x, width) => s(parent, "image", {
+      href: url, x, y: a.y1, width, height: a.y0 - a.y1, preserveAspectRatio: "none",
+      class: "pe-i-pixels",
+    });
+    a.svg.insertBefore(pixels(a.svg, heatmapImage(rows, vmin, vmax, stops), a.x0, a.x1 - a.x0),
+      a.g);
+    const x = a.x1 + 12;
+    const column = range(64).map((i) => [vmax - ((vmax - vmin) * i) / 63]);
+    pixels(a.svg, heatmapImage(column, vmin, vmax, stops), x, 12);
+    const g = s(a.svg, "g", { class: "pe-i-axes" });
+    s(g, "text", { x: x + 16, y: a.y1 + 9 }, fmt(vmax));
+    s(g, "text", { x: x + 16, y: a.y0 }, fmt(vmin));
+    const middle = (a.y0 + a.y1) / 2;
+    const turn = `translate(${x + 22} ${middle}) rotate(90)`;
+    s(g, "text", { transform: turn, "text-anchor": "middle" }, label);
+  }
+
+  // --- controls: native, labelled, keyboard-operable -------------------------------------
+
+  /** A range input over a list of values (steps may be uneven), labelled, its value shown
+   *  in an <output> and announced as aria-valuetext. set(v, list) moves it (and may
+   *  change the list). */
+  function slider(form, label, values, value, format, change) {
+    const id = `pe-i-${++uid}`;
+    const output = h("output", { for: id });
+    const input = h("input", { type: "range", id, min: 0, step: 1 });
+    const text = h("label", { for: id }, `${label} `, output);
+    form.append(h("div", { class: "pe-i-control" }, text, input));
+    const control = {
+      values,
+      get value() {
+        return control.values[+input.value];
+      },
+      set(v, list) {
+        if (list) control.values = list;
+        input.max = control.values.length - 1;
+        const gaps = control.values.map((c) => Math.abs(c - v));
+        input.value = gaps.indexOf(Math.min(...gaps));
+        output.value = format(control.value);
+        input.setAttribute("aria-valuetext", output.value);
+      },
+    };
+    control.set(value);
+    input.addEventListener("input", () => {
+      control.set(control.value);
+      change(control.value);
+    });
+    return control;
+  }
+
+  function choice(form, label, options, value, change) {
+    const id = `pe-i-${++uid}`;
+    const items = options.map(([v, text]) => h("option", { value: v }, text));
+    const select = h("select", { id }, ...items);
+    select.value = String(value);
+    select.addEventListener("change", () => change(select.value));
+    form.append(h("div", { class: "pe-i-control" }, h("label", { for: id }, label), select));
+  }
+
+  /** The parts every widget has: controls, plots side by side (stacked when narrow) and
+   *  a readout in words; size(box, ratio) is a plot's width and height for its box. */
+  function frame(root, count) {
+    const form = h("div", { class: "pe-i-controls" });
+    const plots = range(count).map(() => h("div", { class: "pe-i-plot" }));
+    const readout = h("p", { class: "pe-i-readout", "aria-live": "polite" });
+    root.append(form, h("div", { class: "pe-i-plots" }, ...plots), readout);
+    const size = (box, ratio, max = 340) => {
+      const width = Math.max(240, Math.floor(box.clientWidth || 320));
+      return [width, Math.min(max, Math.max(220, Math.round(width * ratio)))];
+    };
+    return { form, plots, readout, size };
+  }
+
+  const steps = (lo, hi, step = 1) => range(Math.round((hi - lo) / step) + 1)
+    .map((i) => lo + i * step);
+  const minus = (text) => String(text).replace(/-/g, "−");
+
+  // --- the widgets: each takes its container and parameters, returns its draw() ----------
+
+  const widgets = {};
+
+  widgets.sinusoidal = function (root, d) {
+    const st = { dModel: d.d_model, base: d.base, positions: d.positions };
+    const f = frame(root, 2);
+    const set = (key) => (v) => {
+      st[key] = v;
+      draw();
+    };
+    slider(f.form, "d_model", steps(2, 256, 2), st.dModel, String, set("dModel"));
+    slider(f.form, "base", [10, 100, 1000, 10000, 100000, 500000, 1000000], st.base, fmt,
+      set("base"));
+    slider(f.form, "positions", steps(10, 400, 10), st.positions, String, set("positions"));
+
+    function draw() {
+      const { dModel, base, positions } = st;
+      const [w, ht] = f.size(f.plots[0], 0.75);
+      const a = axes(f.plots[0], w, ht, {
+        x: [-0.5, dModel - 0.5], y: [-0.5, positions - 0.5], yreverse: true, right: 64,
+        grid: false, xticks: ticks(0, dModel - 1).filter((t) => t % 1 === 0),
+        yticks: ticks(0, positions - 1), xlabel: "dimension index j", ylabel: "position pos",
+        label: `Heatmap of the sinusoidal table: ${positions} positions by ${dModel} ` +
+          `dimensions, base ${fmt(base)}.`,
+      });
+      heatmap(a, math.sinusoidal(positions, dModel, base), -1, 1, d.colormap, "PE[pos, j]");
+
+      const dots = range(positions).map((k) => math.dotByOffset(dModel, base, k));
+      const last = fmt(dots[positions - 1]);
+      const top = dModel / 2;
+      const [w2, h2] = f.size(f.plots[1], 0.75);
+      const b = axes(f.plots[1], w2, h2, {
+        x: [0, positions - 1], y: [Math.min(0, ...dots) - 0.05 * top, top * 1.05],
+        xlabel: "offset k (positions)", ylabel: "PE(p) · PE(p + k)",
+        label: `The dot product of two encodings against their offset k, from ${top} at ` +
+          `k = 0 to ${last} at k = ${positions - 1}; the same for every p.`,
+      });
+      line(b.svg, b.x0, b.sy(0), b.x1, b.sy(0), "pe-i-zero");
+      path(b.svg, dots.map((v, k) => [b.sx(k), b.sy(v)]), "pe-i-line pe-i-c1");
+      const slowest = (2 * Math.PI) / math.sinusoidalFrequencies(dModel, base)[top - 1];
+      f.readout.textContent = `${top} pairs: the fastest turns once every 2π ≈ 6.28 ` +
+        `positions, the slowest once every ${fmt(slowest)}. PE(p) · PE(p + k) = Σ cos(k ω_i) ` +
+        `is the same for every p: ${top} at k = 0, ${last} at k = ${positions - 1}.`;
+    }
+    return draw;
+  };
+
+  widgets.rope = function (root, d) {
+    const st = { m: d.m, n: d.n, pair: 0, layout: d.layout };
+    const f = frame(root, 2);
+    const invFreq = math.ropeFrequencies(d.head_dim, d.base);
+    const positions = steps(0, d.max_position);
+    const set = (key) => (v) => {
+      st[key] = v;
+      draw();
+    };
+    const mControl = slider(f.form, "query position m", positions, st.m, String, set("m"));
+    const nControl = slider(f.form, "key position n", positions, st.n, String, set("n"));
+    slider(f.form, "pair i", steps(0, d.head_dim / 2 - 1), st.pair, String, set("pair"));
+    choice(f.form, "layout", [
+      ["halves", "halves: pair i = dims (i, i + d/2), GPT-NeoX"],
+      ["interleaved", "interleaved: pair i = dims (2i, 2i + 1), GPT-J"],
+    ], st.layout, set("layout"));
+    const moves = h("div", { class: "pe-i-control pe-i-buttons" });
+    f.form.append(moves);
+    [[-1, "m and n − 1"], [1, "m and n + 1"]].forEach(([by, text]) => {
+      const button = h("button", { type: "button" }, text);
+      button.addEventListener("click", () => {
+        if (Math.min(st.m, st.n) + by < 0 || Math.max(st.m, st.n) + by > d.max_position) return;
+        st.m += by;
+        st.n += by;
+        mControl.set(st.m);
+        nControl.set(st.n);
+        draw();
+      });
+      moves.append(button);
+    });
+
+    function draw() {
+      const { m, n, pair, layout } = st;
+      const [da, db] = math.ropePairs(d.head_dim, layout)[pair];
+      const qm = math.applyRope(d.q, m, invFreq, layout);
+      const kn = math.applyRope(d.k, n, invFreq, layout);
+      const score = math.ropeScore(d.q, d.k, m, n, invFreq, layout);
+      const plane = (x) => [x[da], x[db]];
+      const lengths = [Math.hypot(...plane(d.q)), Math.hypot(...plane(d.k))];
+      const radius = Math.max(...lengths) * 1.15;
+      const side = Math.min(f.size(f.plots[0], 1)[0], 340);
+      const a = axes(f.plots[0], side, side + 40, {
+        x: [-radius, radius], y: [-radius, radius], grid: false, left: 48, bottom: 82,
+        xlabel: `dimension ${da}`, ylabel: `dimension ${db}`,
+        label: `Pair ${pair} (dimensions ${da} and ${db}): q turned by m·ω = ` +
+          `${fmt(m * invFreq[pair])} rad, k by n·ω = ${fmt(n * invFreq[pair])} rad.`,
+      });
+      const [cx, cy] = [a.sx(0), a.sy(0)];
+      lengths.forEach((r) => s(a.svg, "circle", { class: "pe-i-zero", cx, cy, r: a.sx(r) - cx }));
+      const arrow = (v, square, cls) => {
+        path(a.svg, [[cx, cy], [a.sx(v[0]), a.sy(v[1])]], `pe-i-vector ${cls}`);
+        marker(a.svg, square, a.sx(v[0]), a.sy(v[1]), 4, `pe-i-dot ${cls}`);
+      };
+      arrow(plane(d.q), false, "pe-i-muted");
+      arrow(plane(d.k), true, "pe-i-muted");
+      arrow(plane(qm), false, "pe-i-c1");
+      arrow(plane(kn), true, "pe-i-c2");
+      [
+        [false, "pe-i-c1", "q turned by m·ω"],
+        [true, "pe-i-c2", "k turned by n·ω"],
+        [false, "pe-i-muted", "q (●) and k (■) at position 0"],
+      ].forEach(([square, cls, text], row) => {
+        const y = a.y0 + 56 + 13 * row;
+        marker(a.svg, square, a.x0 + 4, y - 4, 4, `pe-i-dot ${cls}`);
+        s(a.svg, "text", { x: a.x0 + 14, y }, text);
+      });
+
+      const span = d.max_position;
+      const offsets = steps(-span, span, 0.25); // the score is defined between integers too
+      const curve = offsets.map((o) => math.ropeScore(d.q, d.k, o, 0, invFreq, layout));
+      const [lo, hi] = [Math.min(...curve), Math.max(...curve)];
+      const pad = (hi - lo) * 0.08;
+      const [w2, h2] = f.size(f.plots[1], 0.75);
+      const b = axes(f.plots[1], w2, h2, {
+        x: [-span, span], y: [lo - pad, hi + pad], xlabel: "offset m − n",
+        ylabel: "score qₘ · kₙ",
+        label: `The score of the whole head against m − n; at m = ${m}, n = ${n} it is ` +
+          `${fmt(score, 7)}.`,
+      });
+      if (lo < 0 && hi > 0) line(b.svg, b.x0, b.sy(0), b.x1, b.sy(0), "pe-i-zero");
+      path(b.svg, offsets.map((o, i) => [b.sx(o), b.sy(curve[i])]), "pe-i-line pe-i-c1");
+      marker(b.svg, false, b.sx(m - n), b.sy(score), 5, "pe-i-dot pe-i-c2");
+      const numbers = (x) => `[${x.map((v) => fmt(v, 3)).join(", ")}]`;
+      f.readout.textContent = `qₘ · kₙ = ${minus(score.toFixed(6))} at m = ${m}, n = ${n}: ` +
+        `it depends on m − n = ${minus(m - n)} only (shift both and it stays). Pair ${pair} is ` +
+        `dimensions ${da} and ${db} in the ${layout} layout, ω_${pair} = ` +
+        `${fmt(invFreq[pair])} rad per position. The ${d.head_dim} numbers of q at m: ` +
+        `${numbers(qm)}; of k at n: ${numbers(kn)}.`;
+    }
+    return draw;
+  };
+
+  const METHODS = [
+    ["linear", "position interpolation (linear)"], ["ntk", "NTK-aware"],
+    ["dynamic", "dynamic NTK"], ["yarn", "YaRN"], ["llama3", "Llama 3 rule"],
+  ];
+
+  widgets.context = function (root, d) {
+    const st = {
+      method: d.method, factor: d.factor, headDim: d.head_dim, base: d.base,
+      context: d.context, lengthRatio: d.factor,
+    };
+    const f = frame(root, 2);
+    const set = (key, parse = (v) => v) => (v) => {
+      st[key] = parse(v);
+      draw();
+    };
+    choice(f.form, "method", METHODS, st.method, set("method"));
+    slider(f.form, "factor s", [1, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64], st.factor, fmt,
+      set("factor"));
+    choice(f.form, "head_dim", [32, 64, 80, 96, 128, 256].map((v) => [v, v]), st.headDim,
+      set("headDim", Number));
+    slider(f.form, "base", [10000, 100000, 500000, 1000000, 10000000], st.base, fmt,
+      set("base"));
+    slider(f.form, "trained length L", range(9).map((i) => 1024 * 2 ** i), st.context, fmt,
+      set("context"));
+    slider(f.form, "current length ÷ L (dynamic)", [1, 1.5, 2, 4, 8, 16, 32], st.lengthRatio,
+      fmt, set("lengthRatio"));
+    const lengthControl = f.form.lastChild;
+
+    function draw() {
+      const p = {
+        headDim: st.headDim, base: st.base, factor: st.factor, context: st.context,
+        seqLen: Math.round(st.lengthRatio * st.context), lowFreqFactor: d.low_freq_factor,
+        highFreqFactor: d.high_freq_factor, betaFast: d.beta_fast, betaSlow: d.beta_slow,
+      };
+      lengthControl.hidden = st.method !== "dynamic";
+      const plain = math.ropeFrequencies(p.headDim, p.base);
+      const { invFreq, attentionFactor } = math.scaledFrequencies(st.method, p);
+      const stretch = invFreq.map((w, i) => plain[i] / w); // new ÷ original wavelength
+      const last = plain.length - 1;
+      const name = METHODS.find(([k]) => k === st.method)[1];
+      const [w, ht] = f.size(f.plots[0], 0.62);
+      const a = axes(f.plots[0], w, ht, {
+        x: [0, last], y: [1 / 1.3, Math.max(2, st.factor, ...stretch) * 1.3], ylog: true,
+        left: 60, xlabel: "pair i (fast → slow)", ylabel: "stretch (new ÷ original λ)",
+        label: `Per-pair stretch of ${name}: from ${fmt(stretch[0])} at pair 0 to ` +
+          `${fmt(stretch[last])} at pair ${last}.`,
+      });
+      const band = (i0, i1, text) => {
+        const width = Math.max(1, a.sx(i1) - a.sx(i0));
+        a.svg.insertBefore(s(a.svg, "rect", {
+          class: "pe-i-band", x: a.sx(i0), y: a.y1, width, height: a.y0 - a.y1,
+        }), a.g);
+        s(a.svg, "text", { x: a.sx(i0) + width / 2, y: a.y1 + 14, "text-anchor": "middle" }, text);
+      };
+      let detail = "";
+      if (st.method === "yarn") {
+        const [low, high] = math.yarnCorrectionRange(p.headDim, p.base, p.context, p.betaFast,
+          p.betaSlow);
+        band(low, high, "ramp");
+        detail = `The ramp runs from pair ${low} to pair ${high}.`;
+      } else if (st.method === "llama3") {
+        const blended = plain.map((w, i) => [i, (2 * Math.PI) / w]).filter(([, wavelength]) =>
+          wavelength >= p.context / p.highFreqFactor && wavelength <= p.context / p.lowFreqFactor);
+        if (blended.length) band(blended[0][0], blended[blended.length - 1][0], "blend");
+        detail = `Wavelengths under L/${fmt(p.highFreqFactor)} are kept, over ` +
+          `L/${fmt(p.lowFreqFactor)} divided by s; ${blended.length} pairs between are blended.`;
+      } else if (st.method === "ntk") {
+        detail = `The base becomes ${fmt(math.ntkAwareBase(p.base, p.factor, p.headDim))}.`;
+      } else if (st.method === "dynamic") {
+        const base = math.dynamicBase(p.base, p.factor, p.headDim, p.context, p.seqLen);
+        detail = `At ${fmt(p.seqLen)} positions the base becomes ${fmt(base)}; it grows with ` +
+          "the length.";
+      }
+      [[1, "original"], [st.factor, `s = ${fmt(st.factor)}`]].forEach(([v, text], right) => {
+        line(a.svg, a.x0, a.sy(v), a.x1, a.sy(v), "pe-i-zero");
+        s(a.svg, "text", {
+          x: right ? a.x1 - 4 : a.x0 + 4, y: a.sy(v) - 4, "text-anchor": right ? "end" : "start",
+        }, text);
+      });
+      const beyond = plain.findIndex((w) => (2 * Math.PI) / w > p.context);
+      if (beyond >= 0) {
+        line(a.svg, a.sx(beyond), a.y0, a.sx(beyond), a.y1, "pe-i-zero");
+        s(a.svg, "text", { x: a.sx(beyond) + 4, y: a.y0 - 6 }, "λ > L");
+      }
+      path(a.svg, stretch.map((v, i) => [a.sx(i), a.sy(v)]), "pe-i-line pe-i-c1");
+
+      const yarn = math.yarnAttentionFactor;
+      const [w2, h2] = f.size(f.plots[1], 0.62, 260);
+      const b = axes(f.plots[1], w2, h2, {
+        x: [1, 64], y: [1, 1.45], xlog: true, xticks: [1, 2, 4, 8, 16, 32, 64],
+        xlabel: "factor s", ylabel: "YaRN attention factor",
+        label: `YaRN's attention factor 0.1 ln s + 1 against s; at s = ${fmt(st.factor)} it ` +
+          `is ${fmt(yarn(st.factor))}.`,
+      });
+      const curve = range(61).map((i) => Math.pow(64, i / 60));
+      path(b.svg, curve.map((v) => [b.sx(v), b.sy(yarn(v))]), "pe-i-line pe-i-c2");
+      marker(b.svg, false, b.sx(st.factor), b.sy(yarn(st.factor)), 5, "pe-i-dot pe-i-c1");
+      f.readout.textContent = `${name}, s = ${fmt(st.factor)}, head_dim = ${p.headDim} ` +
+        `(${last + 1} pairs), base ${fmt(p.base)}, L = ${fmt(p.context)}: the slowest pair ` +
+        `is stretched ${fmt(stretch[last])}×, the fastest ${fmt(stretch[0])}×. ${detail} ` +
+        `Attention factor ${fmt(attentionFactor)}, so the logits are multiplied by ` +
+        `${fmt(attentionFactor * attentionFactor)}.`;
+    }
+    return draw;
+  };
+
+  widgets.alibi = function (root, d) {
+    const st = { heads: d.num_heads, head: 1, length: d.length };
+    const f = frame(root, 2);
+    let headControl;
+    slider(f.form, "number of heads", steps(1, 64), st.heads, String, (v) => {
+      st.heads = v;
+      st.head = Math.min(st.head, v);
+      headControl.set(st.head, steps(1, v));
+      draw();
+    });
+    headControl = slider(f.form, "head h", steps(1, st.heads), st.head, String, (v) => {
+      st.head = v;
+      draw();
+    });
+    slider(f.form, "positions", steps(2, 32), st.length, String, (v) => {
+      st.length = v;
+      draw();
+    });
+
+    function draw() {
+      const { heads: n, head, length } = st;
+      const slopes = math.alibiSlopes(n);
+      const m = slopes[head - 1];
+      const [w, ht] = f.size(f.plots[0], 0.85);
+      const a = axes(f.plots[0], w, ht, {
+        x: [-0.5, length - 0.5], y: [-0.5, length - 0.5], yreverse: true, right: 72,
+        grid: false, xticks: ticks(0, length - 1), yticks: ticks(0, length - 1),
+        xlabel: "key position j", ylabel: "query position i",
+        label: `The bias matrix of head ${head} of ${n}: 0 on the diagonal, −m (i − j) ` +
+          `below it with m = ${fmt(m)}, masked above.`,
+      });
+      const bias = math.alibiBias(n, length)[head - 1];
+      heatmap(a, bias, -m * (length - 1), 0, d.colormap, "bias −m (i − j)");
+
+      let closest = 1;
+      while (closest * 2 <= n) closest *= 2;
+      const [w2, h2] = f.size(f.plots[1], 0.85);
+      const b = axes(f.plots[1], w2, h2, {
+        x: [0.5, n + 0.5], y: [Math.pow(2, -8.5), 1.4], ylog: true,
+        xticks: ticks(1, n).filter((t) => t % 1 === 0), yticks: [1, 1 / 4, 1 / 16, 1 / 64, 1 / 256],
+        yformat: (t) => (t === 1 ? "1" : `1/${Math.round(1 / t)}`),
+        xlabel: "head h", ylabel: "slope m_h (log scale)",
+        label: `The slopes of ${n} heads, from ${fmt(slopes[0])} to ${fmt(Math.min(...slopes))}.`,
+      });
+      slopes.forEach((v, i) => {
+        const filled = i >= closest;
+        const cls = `pe-i-dot ${filled ? "pe-i-c2" : "pe-i-c1"}`;
+        marker(b.svg, filled, b.sx(i + 1), b.sy(v), 3.5, cls);
+      });
+      s(b.svg, "circle", { class: "pe-i-ring", cx: b.sx(head), cy: b.sy(m), r: 8 });
+      const recipe = n === closest ? `${n} is a power of two: one ladder 2^(−8h/${n}).`
+        : `${n} is not a power of two: heads 1–${closest} (circles) take the ladder of ` +
+          `${closest}, heads ${closest + 1}–${n} (squares) every other slope of ${2 * closest}.`;
+      f.readout.textContent = `Head ${head}: m = 2^(${fmt(Math.log2(m))}) = ${fmt(m, 6)}. ` +
+        recipe;
+    }
+    return draw;
+  };
+
+  // --- build each widget as its figure nears the screen; redraw when its width changes -----
+
+  function build(root) {
+    const make = widgets[root.dataset.interactive];
+    if (!make || root.dataset.ready) return;
+    const title = root.querySelector(".pe-interactive__title");
+    root.setAttribute("role", "group");
+    if (title) root.setAttribute("aria-labelledby", title.id);
+    root.hidden = false;
+    const draw = make(root, JSON.parse(root.dataset.defaults));
+    draw();
+    root.dataset.ready = "1";
+    let width = root.clientWidth;
+    new ResizeObserver(() => {
+      if (root.clientWidth === width) return;
+      width = root.clientWidth;
+      draw();
+    }).observe(root);
+  }
+
+  /** Widgets sit below the fold: each is built when the figure before it comes within a
+   *  screen of view, so that loading the page runs none of their drawing. */
+  function start() {
+    const roots = [...document.querySelectorAll(".pe-interactive[data-interactive]")];
+    if (!("IntersectionObserver" in window)) return roots.forEach(build);
+    const widgetAfter = new Map();
+    const near = new IntersectionObserver((entries) => entries.forEach((entry) => {
+      if (!entry.isIntersecting) return;
+      near.unobserve(entry.target);
+      build(widgetAfter.get(entry.target));
+    }), { rootMargin: "100% 0px" });
+    roots.forEach((root) => {
+      const before = root.previousElementSibling;
+      if (!before) return build(root);
+      widgetAfter.set(before, root);
+      near.observe(before);
+    });
+  }
+
+  window.peInteractive = { math, widgets };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,96 @@
+"""Interactive figures: widgets the reader drives, drawn in the browser.
+
+A chapter registers the starting parameters of a widget, taken from the same
+constants its static figure uses::
+
+    @interactive("sinusoidal", title="Try it: …")
+    def _():
+        return {"d_model": HEATMAP_D_MODEL, "positions": HEATMAP_POSITIONS, …}
+
+and its page writes ``{{ interactive: sinusoidal }}`` after the figure. The
+shortcode becomes a hidden container holding the title and the parameters as
+JSON; ``docs/assets/javascripts/interactive.js`` (loaded by the pages that hold
+such a container, ``docs/overrides/main.html``) draws the widget and shows it.
+Without JavaScript, and in print, the static figure stands alone.
+
+The widget's formulas are JavaScript mirrors of the library's
+(``window.peInteractive.math``); ``tests/test_interactive.py`` evaluates them in
+Chromium over a grid of parameters and compares them with ``pe_explained``.
+
+Like figures, interactive names are global: each names a drawing function of the
+script and the anchor ``#interactive-<name>`` of the site. Parameter functions
+run when the page is rendered, never at import.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["INTERACTIVES", "InteractiveSpec", "colormap_stops", "interactive", "interactive_html"]
+
+
+@dataclass(frozen=True)
+class InteractiveSpec:
+    name: str
+    title: str
+    defaults: Callable[[], dict]  # the widget's starting parameters (JSON-serialisable)
+
+
+INTERACTIVES: dict[str, InteractiveSpec] = {}
+
+
+def interactive(name: str, *, title: str):
+    """Register the parameters of the widget ``name``; ``title`` heads it on the page."""
+    if not isinstance(name, str) or not name.replace("_", "").isalnum():
+        raise ValueError(f"interactive name must be letters, digits and underscores: {name!r}")
+    if not isinstance(title, str) or len(title.strip()) < 10:
+        raise ValueError(f"interactive {name!r} needs a title that says what it shows")
+
+    def register(defaults):
+        if name in INTERACTIVES:
+            raise ValueError(f"interactive {name!r} is registered twice")
+        INTERACTIVES[name] = InteractiveSpec(name, title.strip(), defaults)
+        return defaults
+
+    return register
+
+
+def colormap_stops(name: str, count: int = 11) -> list[str]:
+    """``count`` evenly spaced colours of a matplotlib colormap, as ``#rrggbb``: the
+    widget interpolates between them, so its heatmaps match the static figures'."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps[name]
+    return [to_hex(cmap(i / (count - 1))) for i in range(count)]
+
+
+def _palette_style() -> str:
+    """The line colours of both palettes as CSS variables; book.css picks one set by the
+    page's colour scheme, so the palette toggle recolours the widget with no redraw."""
+    from .style import THEMES
+
+    return ";".join(
+        f"--pe-{theme}-c{i + 1}:{colour}"
+        for theme in ("light", "dark")
+        for i, colour in enumerate(THEMES[theme].cycle[:3])
+    )
+
+
+def interactive_html(name: str) -> str:
+    """The hidden container the script turns into the widget ``name``."""
+    spec = INTERACTIVES[name]
+    params = spec.defaults()
+    if not isinstance(params, dict):
+        raise TypeError(f"interactive {name!r} must return a dict of parameters")
+    data = html.escape(json.dumps(params, separators=(",", ":"), sort_keys=True), quote=True)
+    anchor = f"interactive-{name.replace('_', '-')}"
+    return (
+        f'<div class="pe-interactive" id="{anchor}" data-interactive="{name}" '
+        f'data-defaults="{data}" style="{_palette_style()}" hidden>'
+        f'<p class="pe-interactive__title" id="{anchor}-title">{html.escape(spec.title)}</p>'
+        "</div>"
+    )

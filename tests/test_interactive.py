@@ -1,0 +1,537 @@
+"""The interactive figures: on their pages, drawn in Chromium, and right.
+
+The widgets of ``docs/assets/javascripts/interactive.js`` compute what they draw
+with JavaScript mirrors of the library's formulas (``window.peInteractive.math``).
+The browser tests here evaluate those functions in Chromium over a grid of
+parameters and compare every number with ``pe_explained`` within 1e-9 relative
+(with an absolute floor near zero, named per quantity); a second set perturbs
+the script's formulas one at a time and checks that the comparison fails.
+The tests without a browser check the pages, the registry and the containers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import defaultdict
+from html import unescape
+
+import numpy as np
+import pytest
+from browser_support import DOCS, browser_missing
+
+import pe_explained as pe
+from pe_book import load_all
+from pe_book.interactive import INTERACTIVES, interactive_html
+from pe_book.site import BookError, expand_shortcodes
+from pe_book.style import THEMES
+
+load_all()
+
+SCRIPT = DOCS / "assets" / "javascripts" / "interactive.js"
+#: Each widget, the page it teaches on and the static figure it stands beside.
+PAGES = {
+    "sinusoidal": ("foundations/sinusoidal.md", "sinusoidal_heatmap"),
+    "rope": ("modern/rope.md", "rope_score_toeplitz"),
+    "context": ("modern/context-extension.md", "context_wavelengths"),
+    "alibi": ("modern/alibi.md", "alibi_bias_per_head"),
+}
+REL = 1e-9
+
+needs_browser = pytest.mark.skipif(
+    browser_missing() is not None, reason=f"browser tests: {browser_missing()}"
+)
+
+
+# --- pages and containers (no browser) ---------------------------------------------------
+
+
+def test_every_widget_is_registered_and_on_its_page_after_its_figure():
+    assert set(INTERACTIVES) == set(PAGES)
+    for name, (page, figure) in PAGES.items():
+        text = (DOCS / page).read_text(encoding="utf-8")
+        shortcode = re.search(r"\{\{\s*interactive:\s*" + name + r"\s*\}\}", text)
+        assert shortcode, f"{page} does not show the interactive figure {name!r}"
+        assert text.index(f"{{{{ figure: {figure} }}}}") < shortcode.start()
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_each_page_expands_to_its_hidden_widget_container(name):
+    page, _ = PAGES[name]
+    markdown = (DOCS / page).read_text(encoding="utf-8")
+    html = expand_shortcodes(markdown, page, defaultdict(lambda: (100, 100)))
+    found = re.findall(r'<div class="pe-interactive"[^>]*data-interactive="(\w+)"[^>]*>', html)
+    assert found == [name]
+    tag = re.search(r'<div class="pe-interactive"[^>]*>', html).group(0)
+    assert tag.endswith(" hidden>"), "shown only when the script has drawn it"
+    defaults = json.loads(unescape(re.search(r'data-defaults="([^"]*)"', tag).group(1)))
+    assert defaults == INTERACTIVES[name].defaults()
+
+
+def test_widgets_start_from_the_chapters_constants():
+    from pe_book.chapters import alibi, context_extension, rope, sinusoidal
+
+    d = INTERACTIVES["sinusoidal"].defaults()
+    assert (d["d_model"], d["positions"]) == (
+        sinusoidal.HEATMAP_D_MODEL,
+        sinusoidal.HEATMAP_POSITIONS,
+    )
+    d = INTERACTIVES["context"].defaults()
+    assert (d["head_dim"], d["base"], d["context"], d["factor"]) == (
+        context_extension.HEAD_DIM,
+        context_extension.BASE,
+        context_extension.CONTEXT,
+        context_extension.FACTOR,
+    )
+    d = INTERACTIVES["alibi"].defaults()
+    assert (d["num_heads"], d["length"]) == (alibi.FIGURE_HEADS, alibi.FIGURE_LEN)
+    d = INTERACTIVES["rope"].defaults()
+    assert (d["m"], d["n"], len(d["q"])) == (rope.SCORE_M, rope.SCORE_N, rope.SCORE_HEAD_DIM)
+
+
+def test_the_rope_widget_starts_from_the_pages_example():
+    """The page's doctest scores q and k from default_rng(0) at m = 5, n = 2 (halves)."""
+    d = INTERACTIVES["rope"].defaults()
+    page = (DOCS / PAGES["rope"][0]).read_text(encoding="utf-8")
+    assert "rng = np.random.default_rng(0)" in page
+    assert "q, k = rng.standard_normal((2, 1, 8))" in page
+    q, k = np.random.default_rng(0).standard_normal((2, 1, 8))
+    assert d["q"] == q[0].tolist() and d["k"] == k[0].tolist()
+
+
+def test_heatmap_colours_are_those_of_both_palettes():
+    """The widget takes its colour stops from one palette: both must use the same maps."""
+    assert THEMES["light"].diverging == THEMES["dark"].diverging
+    assert THEMES["light"].sequential == THEMES["dark"].sequential
+
+
+def test_an_unknown_interactive_figure_fails_with_page_and_name():
+    with pytest.raises(BookError, match=r"chapter\.md.*nope"):
+        expand_shortcodes("{{ interactive: nope }}\n", "part/chapter.md", {})
+
+
+def test_container_is_hidden_and_escapes_its_data():
+    html = interactive_html("rope")
+    assert "'" not in re.search(r'data-defaults="([^"]*)"', html).group(1).replace("&#x27;", "")
+    assert html.startswith('<div class="pe-interactive" id="interactive-rope"')
+
+
+def test_the_script_is_classic_small_and_self_contained():
+    text = SCRIPT.read_text(encoding="utf-8")
+    assert not re.search(r"^\s*(import|export)\b", text, re.M), "no ES modules (file://)"
+    for remote in ("fetch(", "XMLHttpRequest", "import(", "http://", "https://"):
+        assert remote not in text.replace("http://www.w3.org/2000/svg", ""), remote
+    assert len(text.encode()) < 40_000
+
+
+# --- the mathematics in Chromium, against the library ------------------------------------
+
+
+# browser and server: the session's shared fixtures (tests/conftest.py).
+
+
+class Math:
+    """Calls ``window.peInteractive.math`` in a page, many argument lists at once."""
+
+    def __init__(self, page):
+        self.page = page
+
+    def __call__(self, name: str, calls: list) -> list:
+        return self.page.evaluate(
+            "([name, calls]) => calls.map(a => window.peInteractive.math[name](...a))",
+            [name, [list(c) for c in calls]],
+        )
+
+
+@pytest.fixture(scope="module")
+def shipped(browser, server):
+    """The math of the script as the built site ships it, on a page of the book."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(server + "foundations/sinusoidal.html", wait_until="load")
+    page.wait_for_function("() => window.peInteractive !== undefined")
+    yield Math(page)
+    context.close()
+
+
+def assert_close(js, expected, *, floor: float, what: str) -> None:
+    """``|js − expected| <= REL · max(|expected|, floor)`` entry by entry; infinities equal."""
+    js, expected = np.asarray(js, dtype=float), np.asarray(expected, dtype=float)
+    assert js.shape == expected.shape, f"{what}: shape {js.shape} != {expected.shape}"
+    same_inf = np.isinf(expected) & (js == expected)
+    with np.errstate(invalid="ignore"):
+        error = np.abs(js - expected)
+    bad = ~same_inf & ~(error <= REL * np.maximum(np.abs(expected), floor))
+    if bad.any():
+        at = tuple(np.argwhere(bad)[0])
+        raise AssertionError(
+            f"{what}: {int(bad.sum())} of {bad.size} entries differ; first at {at}: "
+            f"JavaScript {js[at]!r}, library {expected[at]!r}"
+        )
+
+
+SIN_GRID = list(itertools.product((2, 8, 64, 256, 512), (10.0, 10000.0, 500000.0), (1, 37, 400)))
+
+
+def check_sinusoidal(math):
+    tables = math("sinusoidal", [(n, d, b) for d, b, n in SIN_GRID])
+    omegas = math("sinusoidalFrequencies", [(d, b) for d, b, _ in SIN_GRID])
+    for (d, b, n), table, omega in zip(SIN_GRID, tables, omegas, strict=True):
+        what = f"sinusoidal(d_model={d}, base={b}, positions={n})"
+        assert_close(omega, pe.sinusoidal_frequencies(d, base=b), floor=0.0, what=what)
+        assert_close(table, pe.sinusoidal(n, d, base=b), floor=1e-3, what=what)
+
+
+def check_dot_by_offset(math):
+    offsets = range(0, 300, 7)
+    for d, b in itertools.product((2, 8, 64, 512), (10.0, 10000.0, 1e6)):
+        js = math("dotByOffset", [(d, b, k) for k in offsets])
+        table = pe.sinusoidal(300 + 300, d, base=b)
+        for p in (0, 13, 299):  # the same for every p
+            expected = [table[p] @ table[p + k] for k in offsets]
+            what = f"PE({p})·PE({p}+k), d_model={d}, base={b}"
+            assert_close(js, expected, floor=1e-3 * d / 2, what=what)
+
+
+def check_apply_rope(math):
+    rng = np.random.default_rng(3)
+    calls, expected = [], []
+    for d, b, layout in itertools.product((2, 8, 64, 128), (10000.0, 500000.0), pe.LAYOUTS):
+        inv_freq, _ = pe.rope_frequencies(d, base=b)
+        x = rng.standard_normal(d)
+        for pos, factor in itertools.product((0, 1, 5, 40, 4097, 123456), (1.0, 1.25)):
+            calls.append((x.tolist(), pos, inv_freq.tolist(), layout, factor))
+            rotated = pe.apply_rope(
+                x[None], [pos], inv_freq, layout=layout, attention_factor=factor
+            )
+            expected.append(rotated[0])
+    for call, js, lib in zip(calls, math("applyRope", calls), expected, strict=True):
+        assert_close(js, lib, floor=1e-3, what=f"applyRope(position={call[1]}, {call[3]})")
+    freqs = math("ropeFrequencies", [(d, b) for d in (2, 8, 128, 256) for b in (10.0, 1e4, 1e6)])
+    library = [
+        pe.rope_frequencies(d, base=b)[0] for d in (2, 8, 128, 256) for b in (10.0, 1e4, 1e6)
+    ]
+    for js, lib in zip(freqs, library, strict=True):
+        assert_close(js, lib, floor=0.0, what="ropeFrequencies")
+
+
+def check_rope_score(math):
+    q, k = np.random.default_rng(0).standard_normal((2, 8))
+    inv_freq, _ = pe.rope_frequencies(8)
+    pairs = [(m, n) for m in (0, 2, 5, 17, 40) for n in (0, 2, 5, 39)]
+    for layout in pe.LAYOUTS:
+        js = math(
+            "ropeScore",
+            [(q.tolist(), k.tolist(), m, n, inv_freq.tolist(), layout) for m, n in pairs],
+        )
+        expected = [
+            pe.apply_rope(q[None], [m], inv_freq, layout=layout)[0]
+            @ pe.apply_rope(k[None], [n], inv_freq, layout=layout)[0]
+            for m, n in pairs
+        ]
+        assert_close(js, expected, floor=1e-3, what=f"ropeScore ({layout})")
+
+
+#: head_dim, base, trained length L; plus one case where YaRN's range collapses (low == high).
+SCALING_SHAPES = list(
+    itertools.product((8, 64, 128, 256), (10000.0, 500000.0, 1e6, 1e7), (1024, 4096, 131072))
+) + [(8, 100.0, 1048576)]
+FACTORS = (1.0, 1.5, 2.0, 4.0, 8.0, 64.0)
+LENGTH_RATIOS = (1.0, 1.5, 4.0, 32.0)
+LLAMA3 = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}
+
+
+def _expected_frequencies(method, d, b, factor, context, seq_len):
+    ctx = {"factor": factor, "original_max_position_embeddings": context}
+    if method == "ntk":
+        return pe.rope_frequencies(d, base=pe.ntk_aware_base(b, factor, d))
+    scaling = {
+        "linear": {"rope_type": "linear", "factor": factor},
+        "dynamic": {"rope_type": "dynamic", **ctx},
+        "yarn": {"rope_type": "yarn", **ctx},
+        "llama3": {"rope_type": "llama3", **ctx, **LLAMA3},
+    }[method]
+    return pe.rope_frequencies(d, base=b, scaling=scaling, seq_len=seq_len)
+
+
+def check_scaled_frequencies(math):
+    cases = []
+    for (d, b, context), factor in itertools.product(SCALING_SHAPES, FACTORS):
+        for method in ("linear", "ntk", "yarn", "llama3"):
+            cases.append((method, d, b, factor, context, context))
+        for ratio in LENGTH_RATIOS:
+            cases.append(("dynamic", d, b, factor, context, round(ratio * context)))
+    params = [
+        {
+            "headDim": d,
+            "base": b,
+            "factor": factor,
+            "context": context,
+            "seqLen": seq_len,
+            "lowFreqFactor": LLAMA3["low_freq_factor"],
+            "highFreqFactor": LLAMA3["high_freq_factor"],
+            "betaFast": 32.0,
+            "betaSlow": 1.0,
+        }
+        for _, d, b, factor, context, seq_len in cases
+    ]
+    results = math("scaledFrequencies", [(c[0], p) for c, p in zip(cases, params, strict=True)])
+    for case, js in zip(cases, results, strict=True):
+        inv_freq, attention_factor = _expected_frequencies(*case)
+        what = f"scaledFrequencies{case}"
+        assert_close(js["invFreq"], inv_freq, floor=0.0, what=what)
+        assert_close(js["attentionFactor"], attention_factor, floor=0.0, what=what + " attention")
+
+
+def check_scaling_parts(math):
+    shapes = SCALING_SHAPES
+    ranges = math("yarnCorrectionRange", [(d, b, ctx, 32.0, 1.0) for d, b, ctx in shapes])
+    for (d, b, ctx), js in zip(shapes, ranges, strict=True):
+        expected = pe.yarn_correction_range(d, base=b, original_max_position_embeddings=ctx)
+        assert tuple(js) == expected, f"yarnCorrectionRange({d}, {b}, {ctx})"
+    bases = [(b, f, d) for d, b, _ in shapes for f in FACTORS]
+    assert_close(
+        math("ntkAwareBase", bases),
+        [pe.ntk_aware_base(b, f, d) for b, f, d in bases],
+        floor=0.0,
+        what="ntkAwareBase",
+    )
+    yarn = {"rope_type": "yarn", "original_max_position_embeddings": 4096}
+    assert_close(
+        math("yarnAttentionFactor", [(f,) for f in FACTORS + (1.01, 3.0, 100.0)]),
+        [
+            pe.rope_frequencies(8, scaling={**yarn, "factor": f})[1]
+            for f in FACTORS + (1.01, 3.0, 100.0)
+        ],
+        floor=0.0,
+        what="yarnAttentionFactor",
+    )
+
+
+def check_alibi(math):
+    counts = list(range(1, 131))
+    for n, js in zip(counts, math("alibiSlopes", [(n,) for n in counts]), strict=True):
+        assert_close(js, pe.alibi_slopes(n), floor=0.0, what=f"alibiSlopes({n})")
+    shapes = [(n, length) for n in (1, 3, 5, 8, 12, 16, 33) for length in (1, 2, 12, 32)]
+    for (n, length), js in zip(shapes, math("alibiBias", shapes), strict=True):
+        expected = pe.alibi_bias(n, length, dtype=np.float64)
+        assert_close(js, expected, floor=1e-12, what=f"alibiBias({n}, {length})")
+
+
+CHECKS = {
+    "sinusoidal": check_sinusoidal,
+    "dot_by_offset": check_dot_by_offset,
+    "apply_rope": check_apply_rope,
+    "rope_score": check_rope_score,
+    "scaled_frequencies": check_scaled_frequencies,
+    "scaling_parts": check_scaling_parts,
+    "alibi": check_alibi,
+}
+
+
+@pytest.mark.browser
+@needs_browser
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_javascript_math_matches_the_library(shipped, check):
+    CHECKS[check](shipped)
+
+
+#: One small wrong formula per check: (check, text in the script, its wrong replacement).
+PERTURBATIONS = [
+    (
+        "sinusoidal",
+        "Math.pow(base, (-2 * i) / dModel)",
+        "Math.pow(base, (-2 * i) / dModel) * (1 + 3e-9)",
+    ),
+    ("dot_by_offset", "s + Math.cos(k * w)", "s + Math.cos(k * w * (1 + 1e-6))"),
+    ("apply_rope", ": [i, i + half]", ": [i + half, i]"),
+    ("rope_score", "return dot(applyRope(q, m,", "return dot(applyRope(q, m + 1e-7,"),
+    (
+        "scaled_frequencies",
+        "[Math.floor(low), Math.ceil(high)]",
+        "[Math.round(low), Math.round(high)]",
+    ),
+    ("scaled_frequencies", "+ smooth * w;", "+ smooth * w * (1 + 1e-8);"),
+    ("scaling_parts", "0.1 * Math.log(factor) + 1", "0.1 * Math.log(factor) + 1.000000005"),
+    ("alibi", "filter((_, i) => i % 2 === 0)", "filter((_, i) => i % 2 === 1)"),
+]
+
+
+@pytest.mark.browser
+@needs_browser
+@pytest.mark.parametrize(("check", "right", "wrong"), PERTURBATIONS)
+def test_the_cross_check_fails_on_a_wrong_formula(browser, check, right, wrong):
+    source = SCRIPT.read_text(encoding="utf-8")
+    assert source.count(right) == 1, f"the script no longer holds {right!r}"
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto("about:blank")
+        page.add_script_tag(content=source)
+        CHECKS[check](Math(page))  # the script as it is passes here too
+        page.goto("about:blank")
+        page.add_script_tag(content=source.replace(right, wrong))
+        with pytest.raises(AssertionError):
+            CHECKS[check](Math(page))
+    finally:
+        context.close()
+
+
+# --- the widgets on their pages ----------------------------------------------------------
+
+
+@pytest.mark.browser
+@needs_browser
+def test_built_site_ships_the_script_and_every_widget(site):
+    assert (site / "assets/javascripts/interactive.js").read_bytes() == SCRIPT.read_bytes()
+    for name, (page, _) in PAGES.items():
+        html = (site / page.replace(".md", ".html")).read_text(encoding="utf-8")
+        assert f'data-interactive="{name}"' in html
+        assert "assets/javascripts/interactive.js" in html
+    # pages without a widget do not load the script
+    assert "interactive.js" not in (site / "index.html").read_text(encoding="utf-8")
+
+
+_STATE = """(name) => {
+  const root = document.querySelector(`.pe-interactive[data-interactive="${name}"]`);
+  const plot = root.querySelector(".pe-i-plot svg");
+  const line = root.querySelector(".pe-i-line, .pe-i-dot");
+  return {
+    hidden: root.hidden,
+    shown: getComputedStyle(root).display !== "none",
+    svgs: root.querySelectorAll(".pe-i-plot svg[role=img][aria-label]").length,
+    unlabelled: [...root.querySelectorAll("input, select")].filter(
+      c => !c.labels || !c.labels.length || !c.labels[0].textContent.trim()).length,
+    controls: root.querySelectorAll("input[type=range], select").length,
+    readout: root.querySelector(".pe-i-readout").textContent,
+    label: plot.getAttribute("aria-label"),
+    stroke: getComputedStyle(line).stroke,
+  };
+}"""
+
+
+def _widget_pages(browser, base: str, scheme: str = "light"):
+    context = browser.new_context(color_scheme=scheme, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    return context, page, errors
+
+
+def _open(page, base: str, name: str) -> None:
+    """Open the page of widget ``name`` and scroll to its figure: the widget is built when
+    the figure comes near the screen (none is built while the page loads)."""
+    page.goto(base + PAGES[name][0].replace(".md", ".html"), wait_until="load")
+    widget = f".pe-interactive[data-interactive='{name}']"
+    page.locator(f"#fig-{PAGES[name][1].replace('_', '-')}").scroll_into_view_if_needed()
+    page.wait_for_function(f'() => document.querySelector("{widget}").dataset.ready')
+
+
+@pytest.mark.browser
+@needs_browser
+def test_a_widget_far_below_the_fold_is_built_only_when_its_figure_nears(browser, server):
+    """Loading a page runs no drawing for a widget screens away (no blocking time)."""
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    try:
+        page = context.new_page()
+        page.goto(server + "modern/context-extension.html", wait_until="load")
+        page.wait_for_timeout(300)
+        widget = ".pe-interactive[data-interactive='context']"
+        assert page.evaluate(f'() => document.querySelector("{widget}").hidden')
+        page.locator("#fig-context-wavelengths").scroll_into_view_if_needed()
+        page.wait_for_function(f'() => document.querySelector("{widget}").dataset.ready')
+    finally:
+        context.close()
+
+
+_AXE = """async (name) => {
+  const root = document.querySelector(`.pe-interactive[data-interactive="${name}"]`);
+  const result = await axe.run(root, {
+    runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa",
+                                    "best-practice"]},
+    resultTypes: ["violations"],
+  });
+  return result.violations.map(v => `${v.id}: ${v.help} (${v.nodes.length} nodes)`);
+}"""
+
+
+@pytest.mark.browser
+@needs_browser
+@pytest.mark.parametrize(
+    ("where", "scheme"), [("server", "light"), ("server", "dark"), ("disk", "light")]
+)
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_widget_draws_answers_the_keyboard_and_passes_axe(
+    browser, server, site, name, where, scheme
+):
+    from browser_support import axe_script
+
+    base = server if where == "server" else site.as_uri() + "/"
+    context, page, errors = _widget_pages(browser, base, scheme)
+    try:
+        _open(page, base, name)
+        before = page.evaluate(_STATE, name)
+        assert not before["hidden"] and before["shown"]
+        assert before["svgs"] == 2 and before["controls"] >= 3 and before["unlabelled"] == 0
+        violations = []
+        if where == "server":  # from disk, axe's own reading of the stylesheets is refused
+            page.add_script_tag(path=str(axe_script()))
+            violations = page.evaluate(_AXE, name)
+        slider = page.locator(f".pe-interactive[data-interactive='{name}'] input[type=range]").first
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        after = page.evaluate(_STATE, name)
+        assert after["readout"] != before["readout"] or after["label"] != before["label"]
+    finally:
+        context.close()
+    assert not violations, violations
+    assert not errors, errors
+
+
+@pytest.mark.browser
+@needs_browser
+def test_rope_widget_shows_the_pages_score_and_keeps_it_when_both_positions_shift(browser, server):
+    q, k = np.random.default_rng(0).standard_normal((2, 1, 8))
+    inv_freq, _ = pe.rope_frequencies(8)
+    score = float((pe.apply_rope(q, [5], inv_freq) @ pe.apply_rope(k, [2], inv_freq).T)[0, 0])
+    text = f"{score:.6f}".replace("-", "−")
+    context, page, errors = _widget_pages(browser, server)
+    try:
+        _open(page, server, "rope")
+        readout = page.locator(".pe-interactive[data-interactive='rope'] .pe-i-readout")
+        assert text in readout.text_content()
+        page.get_by_role("button", name="m and n + 1").click()
+        assert text in readout.text_content() and "m = 6, n = 3" in readout.text_content()
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+@pytest.mark.browser
+@needs_browser
+def test_widgets_follow_the_palette_and_print_as_the_static_figure(browser, server):
+    strokes = {}
+    for scheme in ("light", "dark"):
+        context, page, _ = _widget_pages(browser, server, scheme)
+        try:
+            _open(page, server, "sinusoidal")
+            state = page.evaluate(_STATE, "sinusoidal")
+            strokes[scheme] = state["stroke"]
+            page.emulate_media(media="print")
+            printed = page.evaluate(_STATE, "sinusoidal")
+            static = page.evaluate(
+                "() => getComputedStyle(document.querySelector("
+                "'#fig-sinusoidal-heatmap img[src$=\"#only-light\"]')).display"
+            )
+        finally:
+            context.close()
+        assert not printed["shown"], "the widget is not printed"
+        assert static != "none", "the static figure is printed"
+    colours = {t: THEMES[t].cycle[0].lower() for t in THEMES}
+    as_rgb = {
+        t: "rgb({}, {}, {})".format(*(int(c[i : i + 2], 16) for i in (1, 3, 5)))
+        for t, c in colours.items()
+    }
+    assert strokes == as_rgb

@@ -1,0 +1,157 @@
+"""How formulas are set (pe_book.site.render_math): names upright, matrices fenced.
+
+A name written as letters (``pos``, ``PE``, ``d_{model}``) becomes one upright
+identifier instead of a product of italic letters (θ_i = pos·ω_i must not read as
+p·o·s); the parentheses of a matrix stretch to its rows. The scans read the MathML
+of every page, from the sources (quick) and from the built site (``site``).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from browser_support import built_site, pages_of
+
+from pe_book import site as book_site
+from pe_book.site import NAMES, render_math
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+#: Elements whose children are positional (base, script, numerator …), never a run.
+POSITIONAL = {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mfrac", "mroot"}
+_MATH = re.compile(r"<math\b.*?</math>", re.S)
+
+
+def _tag(element) -> str:
+    return element.tag.rpartition("}")[2]
+
+
+def italic_runs(page_html: str) -> list[str]:
+    """The letters of every run of two or more sibling single-character ``<mi>`` set in
+    italic (no ``mathvariant="normal"``): what a reader sees as a product."""
+    runs: list[str] = []
+
+    def walk(element) -> None:
+        if _tag(element) not in POSITIONAL:
+            run: list[str] = []
+            for child in [*element, None]:
+                text = (child.text or "").strip() if child is not None else ""
+                if (
+                    child is not None
+                    and _tag(child) == "mi"
+                    and len(text) == 1
+                    and child.get("mathvariant") != "normal"
+                ):
+                    run.append(text)
+                    continue
+                if len(run) >= 2:
+                    runs.append("".join(run))
+                run = []
+        for child in element:
+            walk(child)
+
+    for math in _MATH.findall(page_html):
+        walk(ET.fromstring(math))
+    return runs
+
+
+def named_runs(page_html: str) -> list[str]:
+    """Runs of italic letters that spell one of the book's names (:data:`NAMES`)."""
+    return [run for run in italic_runs(page_html) if any(name in run for name in NAMES)]
+
+
+def _math(latex: str, display: bool = False) -> str:
+    tag, (open_, close) = ("div", ("\\[", "\\]")) if display else ("span", ("\\(", "\\)"))
+    return render_math(f'<{tag} class="arithmatex">{open_}{latex}{close}</{tag}>', "a.md")
+
+
+# --- the rule -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("latex", "names"),
+    [
+        (r"\theta_i = pos \cdot \omega_i", ["pos"]),
+        (r"\|PE(pos)\|^2", ["PE", "pos"]),
+        (r"\omega_i = 1/10000^{2i/d_{model}}", ["model"]),
+        (r"\mathrm{LN}(x) + \mathrm{pos}", ["LN", "pos"]),
+    ],
+)
+def test_a_name_is_one_upright_identifier(latex, names):
+    out = _math(latex)
+    for name in names:
+        assert f"<mi>{name}</mi>" in out, out
+    assert named_runs(out) == [] and italic_runs(out) == []
+
+
+@pytest.mark.parametrize(
+    ("latex", "runs"),
+    [
+        (r"a_{ij} + m\omega", ["ij", "mω"]),  # indices and products stay italic
+        (r"P_E + p^{os}", ["os"]),  # a base and its script are no run; a script's letters are
+        (r"[e; PE]", ["e;"]),  # punctuation ends a name's run
+        (r"xpos", ["xpos"]),  # not a name as a whole: left alone, and the scan reports it
+    ],
+)
+def test_products_indices_and_scripts_are_left_alone(latex, runs):
+    assert sorted(italic_runs(_math(latex))) == sorted(runs)
+    assert named_runs(_math(latex)) == [run for run in runs if run == "xpos"]
+
+
+def test_the_scan_reports_a_name_set_as_a_product(monkeypatch):
+    monkeypatch.setattr(book_site, "_upright_names", lambda mathml: mathml)
+    assert named_runs(_math(r"\theta_i = pos \cdot \omega_i + \|PE\|")) == ["pos", "PE"]
+    assert named_runs(_math(r"d_{model}")) == ["model"]
+
+
+def test_matrix_parentheses_are_grouped_with_the_matrix_and_stretch():
+    out = _math(r"R = \begin{pmatrix} a & b \\ c & d \end{pmatrix} + x", display=True)
+    flat = out.replace("\n", "")
+    fenced = re.search(r"<mrow><mo ([^>]*)>&#x00028;</mo><mtable>.*?</mtable><mo ([^>]*)>", flat)
+    assert fenced, flat
+    assert 'stretchy="true"' in fenced.group(1) and 'stretchy="true"' in fenced.group(2)
+    bracket = _math(r"\begin{bmatrix} 1 \\ 2 \end{bmatrix}").replace("\n", "")
+    assert re.search(r'<mo stretchy="true"[^>]*>\[</mo><mtable>', bracket), bracket
+
+
+# --- every page ---------------------------------------------------------------------------
+
+_FENCED = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$", re.S | re.M)
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.S)
+_INLINE = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]+?)(?<=\S)\$")
+_SHORTCODE = re.compile(r"\{\{.*?\}\}")
+
+
+def source_math(text: str) -> list[tuple[str, bool]]:
+    """The formulas of a page's Markdown (or of a notebook's markdown cells): (LaTeX,
+    display) pairs, code left out and shortcodes replaced by a number."""
+    text = _INLINE_CODE.sub("", _FENCED.sub("", text))
+    found = [(m.group(1), True) for m in _DISPLAY.finditer(text)]
+    found += [(m.group(1), False) for m in _INLINE.finditer(_DISPLAY.sub("", text))]
+    return [(_SHORTCODE.sub("1", latex).strip(), display) for latex, display in found]
+
+
+def test_no_page_source_sets_a_name_as_a_product_of_letters():
+    sources = sorted(DOCS.rglob("*.md")) + sorted((DOCS / "notebooks").glob("*.py"))
+    found, formulas = {}, 0
+    for path in sources:
+        for latex, display in source_math(path.read_text(encoding="utf-8")):
+            formulas += 1
+            if runs := named_runs(_math(latex, display)):
+                found.setdefault(path.relative_to(DOCS).as_posix(), []).append((latex, runs))
+    assert formulas > 200
+    assert not found, found
+
+
+@pytest.mark.site
+def test_no_built_page_sets_a_name_as_a_product_of_letters():
+    site = built_site()
+    found = {}
+    for page in pages_of(site):
+        if runs := named_runs((site / page).read_text(encoding="utf-8")):
+            found[page] = sorted(set(runs))
+    assert not found, f"names set as products of italic letters: {found}"

@@ -1,0 +1,122 @@
+"""Figures and tables on a phone and on a desktop, every page, both palettes.
+
+At a 390 px viewport every figure shows its ``-phone.svg`` variant (narrower, text at
+least 11 px in the column: ``tests/test_book.py`` checks the drawings), at 1280 px the
+wide one; each figure's caption links to its full-size drawing. Every generated table
+fits its column at 1280 px; at 390 px the wide comparison tables are cards that fit,
+and the tables left to scroll (numbered matrices) sit in a scrolling wrapper, which
+shows its edge shadow.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser_support import (
+    PRINT_PAGE,
+    browser_missing,
+    pages_of,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(browser_missing() is not None, reason=f"browser tests: {browser_missing()}"),
+]
+
+# every figure the reader can see: its source, whether it loaded, its width and the column's
+_FIGURES = """async () => {
+  for (let y = 0; y < document.body.scrollHeight; y += 600) {
+    window.scrollTo(0, y);
+    await new Promise(r => setTimeout(r, 15));
+  }
+  const shown = [...document.querySelectorAll("figure picture img")]
+    .filter(i => i.offsetParent !== null);
+  await Promise.all(shown.map(i => i.decode().catch(() => null)));
+  const column = document.querySelector(".md-content__inner").clientWidth;
+  return shown.map(i => ({
+    src: i.currentSrc.split("/").pop(), loaded: i.complete && i.naturalWidth > 0,
+    width: i.getBoundingClientRect().width, column,
+    full: !!i.closest("figure").querySelector("figcaption a.figure-full"),
+  }));
+}"""
+
+
+# every generated table: whether it is cards, its width and its column's
+_TABLES = """() => [...document.querySelectorAll(".md-typeset table:not(.highlighttable)")]
+  .filter(t => t.closest(".md-typeset") && !t.closest(".highlight"))
+  .map(t => {
+    const wrap = t.closest(".md-typeset__scrollwrap");
+    return {
+      cards: t.hasAttribute("data-cards"), width: t.getBoundingClientRect().width,
+      column: document.querySelector(".md-content__inner").clientWidth,
+      scrolls: !!wrap && wrap.scrollWidth > wrap.clientWidth + 1,
+      shadow: !!wrap && getComputedStyle(wrap).backgroundImage.includes("gradient"),
+      caption: (t.closest(".md-typeset__scrollwrap") || t).previousElementSibling?.textContent
+        .slice(0, 30) || "",
+    };
+  })"""
+
+
+@pytest.fixture(scope="module")
+def views(browser, server, site):
+    """Every page's figures and tables, per palette and width (the session's Chromium)."""
+    pages = [p for p in pages_of(site) if p != PRINT_PAGE]
+    seen = {}
+    for scheme in ("light", "dark"):
+        for width in (390, 1280):
+            context = browser.new_context(
+                color_scheme=scheme, viewport={"width": width, "height": 844}
+            )
+            page = context.new_page()
+            for path in pages:
+                page.goto(server + path, wait_until="load")
+                seen[(scheme, width, path)] = (page.evaluate(_FIGURES), page.evaluate(_TABLES))
+            context.close()
+    return pages, seen
+
+
+def test_pages_with_figures_and_cards_are_found(views):
+    pages, seen = views
+    with_figures = {path for (_, _, path), (figures, _) in seen.items() if figures}
+    assert "foundations/sinusoidal.html" in with_figures and len(with_figures) >= 15
+    cards = {path for (_, _, path), (_, tables) in seen.items() if any(t["cards"] for t in tables)}
+    assert {"practice/conventions.html", "practice/todays-models.html"} <= cards
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_each_width_shows_its_variant_loaded_and_within_the_column(views, scheme, width):
+    _, seen = views
+    problems = []
+    for (s, w, path), (figures, _) in seen.items():
+        if (s, w) != (scheme, width):
+            continue
+        for f in figures:
+            phone = f["src"].endswith("-phone.svg")
+            if phone != (width == 390) or f"-{scheme}" not in f["src"]:
+                problems.append(f"{path}: {f['src']} shown at {width} px in {scheme}")
+            if not f["loaded"]:
+                problems.append(f"{path}: {f['src']} did not load")
+            if f["width"] > f["column"] + 0.5:
+                problems.append(f"{path}: {f['src']} is {f['width']:.0f} px in {f['column']} px")
+            if not f["full"]:
+                problems.append(f"{path}: {f['src']} has no full-size link")
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_tables_fit_or_show_that_they_scroll(views, scheme, width):
+    _, seen = views
+    problems = []
+    for (s, w, path), (_, tables) in seen.items():
+        if (s, w) != (scheme, width):
+            continue
+        for t in tables:
+            where = f"{path}: table {t['caption']!r}"
+            if width == 1280 and t["scrolls"]:
+                problems.append(f"{where} is wider than its column at 1280 px")
+            if width == 390 and t["cards"] and (t["scrolls"] or t["width"] > t["column"] + 0.5):
+                problems.append(f"{where}: its cards are {t['width']:.0f} px in {t['column']}")
+            if t["scrolls"] and not t["shadow"]:
+                problems.append(f"{where} scrolls without its edge shadow")
+    assert not problems, "\n".join(problems[:20])

@@ -1,0 +1,152 @@
+"""Smaller SVG, same drawing (pe_book/svg.py): every coordinate moves by less than what a
+screen can show, every element and attribute stays, and heatmaps keep their cells."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import re
+import struct
+import xml.etree.ElementTree as ET
+
+import matplotlib
+import numpy as np
+import pytest
+
+from pe_book.render import render_svg
+from pe_book.style import THEMES, new_figure
+from pe_book.svg import COORDINATE_DECIMALS, GLYPH_STEP, compact_svg, embed_images_unresampled
+
+matplotlib.use("Agg")
+
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK = "{http://www.w3.org/1999/xlink}href"
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _plain_svg(fig) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def _drawing(with_text: bool = True) -> bytes:
+    """A line plot with ticks, labels and mathtext, saved as matplotlib writes it."""
+    with matplotlib.rc_context(THEMES["light"].rc):
+        fig = new_figure(5.0, 3.0)
+        ax = fig.subplots()
+        x = np.linspace(0.0, 7.0, 300)
+        ax.plot(x, np.sin(x) / 3.0, label=r"$\sin(\omega_i\,p)$")
+        ax.plot(x, np.cos(1.7 * x), linestyle="--")
+        if with_text:
+            ax.set_xlabel("position p")
+            ax.set_title(r"Waves, $\theta_i = p\,\omega_i$")
+            ax.legend()
+        return _plain_svg(fig)
+
+
+def _elements(svg: bytes) -> list[ET.Element]:
+    return list(ET.fromstring(svg).iter())
+
+
+def _glyph_scale(element: ET.Element) -> float:
+    match = re.fullmatch(r"scale\(([\d.]+)\)", element.get("transform", ""))
+    return float(match.group(1)) if match else 1.0
+
+
+def test_compact_svg_moves_no_point_by_more_than_its_rounding():
+    before = _drawing()
+    after = compact_svg(before)
+    old, new = _elements(before), _elements(after)
+    drawn = [e.tag for e in old if e.tag.startswith(SVG) and e.tag != f"{SVG}metadata"]
+    assert drawn == [e.tag for e in new]
+    old = [e for e in old if e.tag == f"{SVG}path" or e.get("x") is not None]
+    new = [e for e in new if e.tag == f"{SVG}path" or e.get("x") is not None]
+    assert len(old) == len(new) > 20
+    glyphs = 0
+    for a, b in zip(old, new, strict=True):
+        assert set(a.attrib) == set(b.attrib), a.attrib
+        if a.tag == f"{SVG}path" and a.get("d"):
+            xs = np.array(NUMBER.findall(a.get("d")), float) * _glyph_scale(a)
+            ys = np.array(NUMBER.findall(b.get("d")), float) * _glyph_scale(b)
+            assert xs.shape == ys.shape
+            if _glyph_scale(a) != 1.0:  # a glyph outline: units of 1/64 pt at 100 pt
+                glyphs += 1
+                tolerance = GLYPH_STEP / 64 / 2 + 1e-9
+            else:
+                tolerance = 0.5 * 10.0**-COORDINATE_DECIMALS + 1e-9
+            assert np.max(np.abs(xs - ys), initial=0.0) <= tolerance
+        for key in ("x", "y", "width", "height"):
+            if a.get(key) is not None:
+                assert float(a.get(key)) == pytest.approx(float(b.get(key)), abs=0.005)
+    assert glyphs >= 10, "the drawing's text is drawn from glyph outlines"
+
+
+def test_compact_svg_keeps_size_and_transforms_but_is_much_smaller():
+    before = _drawing()
+    after = compact_svg(before)
+    root_a, root_b = ET.fromstring(before), ET.fromstring(after)
+    for key in ("width", "height", "viewBox"):
+        assert root_a.get(key) == root_b.get(key)
+    scales = re.compile(rb"(?:scale|rotate|matrix)\([^)]*\)")
+    # glyph outlines get a new scale; every other scale, rotation and matrix is kept
+    glyph_scales = (b"scale(0.015625)", b"scale(0.25)")
+    assert [s for s in scales.findall(before) if s not in glyph_scales] == [
+        s for s in scales.findall(after) if s not in glyph_scales
+    ]
+    assert len(gzip.compress(after)) < 0.85 * len(gzip.compress(before))
+    assert b"<metadata>" not in after and b"\n" + b"L " not in after
+
+
+def test_compact_svg_is_deterministic_and_idempotent():
+    before = _drawing(with_text=False)
+    once = compact_svg(before)
+    assert compact_svg(_drawing(with_text=False)) == once
+    assert compact_svg(once) == once  # glyph outlines are rescaled once only
+
+
+def _embedded_pngs(svg: bytes) -> list[tuple[int, int, str]]:
+    found = []
+    for image in ET.fromstring(svg).iter(f"{SVG}image"):
+        data = base64.b64decode(image.get(XLINK).split(",", 1)[1])
+        width, height = struct.unpack(">II", data[16:24])
+        found.append((width, height, image.get("style", "")))
+    return found
+
+
+def _heatmap(data, interpolation: str):
+    with matplotlib.rc_context(THEMES["light"].rc):
+        fig = new_figure(5.0, 4.0)
+        ax = fig.subplots()
+        ax.imshow(data, cmap="viridis", interpolation=interpolation)
+        return fig
+
+
+def test_a_blocky_heatmap_is_embedded_at_its_data_resolution():
+    data = np.arange(24 * 40, dtype=float).reshape(24, 40)
+    fig = _heatmap(data, "nearest")
+    assert embed_images_unresampled(fig) == 1
+    ((width, height, style),) = _embedded_pngs(_plain_svg(fig))
+    assert (width, height) == (40, 24)
+    assert "pixelated" in style
+
+
+@pytest.mark.parametrize(
+    ("shape", "interpolation"),
+    [((600, 800), "nearest"), ((40, 40), "bilinear"), ((150, 180), "antialiased")],
+)
+def test_finer_or_smoothed_images_are_left_as_drawn(shape, interpolation):
+    # more data than pixels; a smoothing interpolation; "antialiased" at under 3x
+    fig = _heatmap(np.random.default_rng(0).random(shape), interpolation)
+    assert embed_images_unresampled(fig) == 0
+    assert all("pixelated" not in style for *_, style in _embedded_pngs(_plain_svg(fig)))
+
+
+def test_book_heatmaps_are_smaller_and_keep_their_cells():
+    svg = render_svg("sinusoidal_heatmap", "light")
+    pngs = _embedded_pngs(svg)
+    cells = [(w, h) for w, h, style in pngs if "pixelated" in style]
+    assert cells, pngs
+    assert all(w * h <= 100 * 100 for w, h in cells)
+    assert b"<metadata>" not in svg
