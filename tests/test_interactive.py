@@ -164,10 +164,10 @@ def assert_close(js, expected, *, floor: float, what: str) -> None:
         error = np.abs(js - expected)
     bad = ~same_inf & ~(error <= REL * np.maximum(np.abs(expected), floor))
     if bad.any():
-        at = tuple(np.argwhere(bad)[0])
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
         raise AssertionError(
             f"{what}: {int(bad.sum())} of {bad.size} entries differ; first at {at}: "
-            f"JavaScript {js[at]!r}, library {expected[at]!r}"
+            f"JavaScript {float(js[at])!r}, library {float(expected[at])!r}"
         )
 
 

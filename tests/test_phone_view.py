@@ -1,11 +1,11 @@
-"""Figures and tables on a phone and on a desktop, every page, both palettes.
+"""Figures, tables and formulas on a phone and on a desktop, every page, both palettes.
 
 At a 390 px viewport every figure shows its ``-phone.svg`` variant (narrower, text at
 least 11 px in the column: ``tests/test_book.py`` checks the drawings), at 1280 px the
 wide one; each figure's caption links to its full-size drawing. Every generated table
 fits its column at 1280 px; at 390 px the wide comparison tables are cards that fit,
 and the tables left to scroll (numbered matrices) sit in a scrolling wrapper, which
-shows its edge shadow.
+shows its edge shadow. No display formula is wider than its column at either width.
 """
 
 from __future__ import annotations
@@ -40,6 +40,13 @@ _FIGURES = """async () => {
 }"""
 
 
+# every display formula wider than its box: its width, the box's and its start
+_DISPLAYS = """() => [...document.querySelectorAll(".md-typeset div.arithmatex")]
+  .map(d => ({math: d.querySelector("math"), box: d.clientWidth}))
+  .filter(d => d.math && d.math.getBoundingClientRect().width > d.box + 0.5)
+  .map(d => ({width: d.math.getBoundingClientRect().width, box: d.box,
+              text: d.math.textContent.replace(/\\s+/g, " ").slice(0, 50)}))"""
+
 # every generated table: whether it is cards, its width and its column's
 _TABLES = """() => [...document.querySelectorAll(".md-typeset table:not(.highlighttable)")]
   .filter(t => t.closest(".md-typeset") && !t.closest(".highlight"))
@@ -69,16 +76,22 @@ def views(browser, server, site):
             page = context.new_page()
             for path in pages:
                 page.goto(server + path, wait_until="load")
-                seen[(scheme, width, path)] = (page.evaluate(_FIGURES), page.evaluate(_TABLES))
+                seen[(scheme, width, path)] = (
+                    page.evaluate(_FIGURES),
+                    page.evaluate(_TABLES),
+                    page.evaluate(_DISPLAYS),
+                )
             context.close()
     return pages, seen
 
 
 def test_pages_with_figures_and_cards_are_found(views):
     pages, seen = views
-    with_figures = {path for (_, _, path), (figures, _) in seen.items() if figures}
+    with_figures = {path for (_, _, path), (figures, _, _) in seen.items() if figures}
     assert "foundations/sinusoidal.html" in with_figures and len(with_figures) >= 15
-    cards = {path for (_, _, path), (_, tables) in seen.items() if any(t["cards"] for t in tables)}
+    cards = {
+        path for (_, _, path), (_, tables, _) in seen.items() if any(t["cards"] for t in tables)
+    }
     assert {"practice/conventions.html", "practice/todays-models.html"} <= cards
 
 
@@ -87,7 +100,7 @@ def test_pages_with_figures_and_cards_are_found(views):
 def test_each_width_shows_its_variant_loaded_and_within_the_column(views, scheme, width):
     _, seen = views
     problems = []
-    for (s, w, path), (figures, _) in seen.items():
+    for (s, w, path), (figures, _, _) in seen.items():
         if (s, w) != (scheme, width):
             continue
         for f in figures:
@@ -108,7 +121,7 @@ def test_each_width_shows_its_variant_loaded_and_within_the_column(views, scheme
 def test_tables_fit_or_show_that_they_scroll(views, scheme, width):
     _, seen = views
     problems = []
-    for (s, w, path), (_, tables) in seen.items():
+    for (s, w, path), (_, tables, _) in seen.items():
         if (s, w) != (scheme, width):
             continue
         for t in tables:
@@ -120,3 +133,16 @@ def test_tables_fit_or_show_that_they_scroll(views, scheme, width):
             if t["scrolls"] and not t["shadow"]:
                 problems.append(f"{where} scrolls without its edge shadow")
     assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_display_formula_is_wider_than_its_column(views, scheme, width):
+    _, seen = views
+    problems = [
+        f"{path}: {d['width']:.0f} px in {d['box']} px: {d['text']}"
+        for (s, w, path), (_, _, displays) in seen.items()
+        if (s, w) == (scheme, width)
+        for d in displays
+    ]
+    assert not problems, "\n".join(problems)
