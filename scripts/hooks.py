@@ -90,8 +90,9 @@ def on_page_content(html, page, config, files):
     site, notebooks = _book("site"), _book("notebooks")
     try:
         if notebooks.is_notebook(page.file.src_uri):
-            return notebooks.finish_page(html, page, config, files)
-        html = site.card_tables(site.render_math(html, page.file.src_uri))
+            html = notebooks.finish_page(html, page, config, files)
+        else:
+            html = site.card_tables(site.render_math(html, page.file.src_uri))
     except site.BookError as exc:
         raise PluginError(str(exc)) from exc
     _math_chars.update(_book("fonts").math_characters(html))

@@ -297,3 +297,24 @@ def test_printed_chunks_become_one_output(tmp_path):
     (cell,) = [c for c in notebook.cells if c.cell_type == "code"]
     assert [o.output_type for o in cell.outputs] == ["stream"]
     assert cell.outputs[0].text == "a\nb\n"
+
+
+def test_markdown_math_becomes_the_chapters_mathml():
+    from pe_book.notebooks import _math_spans
+    from pe_book.site import render_math
+
+    html = render_math(_math_spans("angle $\\theta = pos \\cdot \\omega_i$ & <more>"), "nb")
+    assert "<math" in html and "&amp; &lt;more&gt;" in html and "$" not in html
+
+
+_CODE_FORMULA = re.compile(r"`[^`\n]*(?:omega|theta|π|Σ|√|·)[^`\n]*`")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
+def test_markdown_cells_write_formulas_as_math_not_code(source):
+    """Prose formulas are $…$ (MathML, as in the chapters); code font is for code."""
+    from pe_book.notebooks import read_notebook
+
+    cells = [c.source for c in read_notebook(source).cells if c.cell_type == "markdown"]
+    found = [m.group(0) for text in cells for m in _CODE_FORMULA.finditer(text)]
+    assert not found, f"{source.name}: {found}"

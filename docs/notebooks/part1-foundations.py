@@ -77,7 +77,7 @@ print("largest change in the output for 'dog':", round(float(np.abs(out_swapped[
 # ## 2. The sinusoidal table
 #
 # Pair `i` of the encoding is a sine and a cosine of the same angle,
-# `theta = pos * omega_i`, with `omega_i = base ** (-2 i / d_model)`. In the paper's
+# $\theta = pos \cdot \omega_i$, with $\omega_i = \text{base}^{-2i/d_{\text{model}}}$. In the paper's
 # *interleaved* layout, column `2i` holds the sine and column `2i + 1` the cosine.
 
 # %%
@@ -85,7 +85,7 @@ print(sinusoidal(6, d_model))  # rows: positions 0-5; columns: sin, cos, sin, co
 
 # %% [markdown]
 # The frequencies fall geometrically from 1 radian per position, so the wavelengths
-# `2π / omega_i` (in positions) grow geometrically from 2π.
+# $2\pi/\omega_i$ (in positions) grow geometrically from $2\pi$.
 
 # %%
 for i, (omega, wavelength) in enumerate(
@@ -113,7 +113,7 @@ plt.show()
 #
 # ### Dot product and distance depend only on the offset
 #
-# `PE[pos] · PE[pos + k] = Σ_i cos(k · omega_i)`: the positions themselves cancel
+# $PE(pos) \cdot PE(pos + k) = \sum_i \cos(k\,\omega_i)$: the positions themselves cancel
 # out, and so they do in the distance `‖PE[pos + k] − PE[pos]‖`. Measure both at the
 # same offset `k` from three starting positions and compare with the closed forms of
 # `pe_explained.properties`.
@@ -129,8 +129,8 @@ print(f"closed form: dot product {dot_product_by_offset(k, d_model):.6f}, "
       f"distance {distance_by_offset(k, d_model):.6f}")
 
 # %% [markdown]
-# As functions of the offset, the dot product is largest at `k = 0` (where it equals
-# `d_model / 2`) and the distance is 0 there. Moving away, the dot product falls and
+# As functions of the offset, the dot product is largest at $k = 0$ (where it equals
+# $d_{\text{model}} / 2$) and the distance is 0 there. Moving away, the dot product falls and
 # the distance rises, but only at first: the distance is not an increasing function
 # of the offset
 # ([chapter 4](https://pe-explained.github.io/pe_explained/foundations/properties/)).
@@ -157,11 +157,11 @@ print(f"it shrinks at {(steps < 0).sum()} of the {steps.size} steps from k = 0 t
 # %% [markdown]
 # ### Moving by `k` positions is a rotation
 #
-# For each pair, `sin((pos + k) ω)` and `cos((pos + k) ω)` follow from `sin(pos ω)` and
-# `cos(pos ω)` by the angle-addition formulas, that is, by a 2 × 2 rotation through
-# the angle `k ω`. One rotation per pair makes a block-diagonal matrix `M(k)`
-# (`offset_matrix`): it depends on the offset only, and `PE[pos + k] = M(k) PE[pos]`
-# at every position.
+# For each pair, $\sin((pos + k)\,\omega)$ and $\cos((pos + k)\,\omega)$ follow from
+# $\sin(pos\,\omega)$ and $\cos(pos\,\omega)$ by the angle-addition formulas, that is, by
+# a $2 \times 2$ rotation through the angle $k\omega$. One rotation per pair makes a
+# block-diagonal matrix $M_k$ (`offset_matrix`, printed below as `M(k)`): it depends on
+# the offset only, and $PE(pos + k) = M_k\, PE(pos)$ at every position.
 
 # %%
 m = offset_matrix(k, d_model)
@@ -171,7 +171,7 @@ print("PE[pos + k] == M(k) PE[pos] for every pos:", np.allclose(shifted, table[k
 print("M(k) is a rotation (orthogonal):", np.allclose(m @ m.T, np.eye(d_model)))
 
 # %% [markdown]
-# Each pair walks round the unit circle, one step of `omega_i` radians per position:
+# Each pair walks round the unit circle, one step of $\omega_i$ radians per position:
 # large steps for the first pair, tiny ones for the later pairs. Drawn as the clock
 # hands of [chapter 6](https://pe-explained.github.io/pe_explained/foundations/intuitions/),
 # with `sin` across and `cos` up, every pair starts at 12 o'clock and turns clockwise.

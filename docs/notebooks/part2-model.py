@@ -36,9 +36,10 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## 1. The layer, shape by shape
 #
-# The model's input is `E[token_ids] · √d_model + PE[0 : seq_len]`: token embeddings
-# scaled up, plus one row of the position table per position. The table has no batch
-# axis; broadcasting adds the same rows to every sequence of the batch.
+# The model's input is $E[\text{ids}] \cdot \sqrt{d_{\text{model}}} + PE[0 : L]$:
+# token embeddings scaled up, plus one row of the position table per position. The
+# table has no batch axis; broadcasting adds the same rows to every sequence of the
+# batch.
 
 # %%
 batch, seq_len, d_model, vocab_size = 2, 6, 16, 100
@@ -57,7 +58,7 @@ print("same rows added to both sequences:", np.allclose(x - tokens, positions.en
 
 # %% [markdown]
 # Further along, one encoder block of the original transformer
-# (`d_model = 512`, 8 heads, a batch of 2 sequences of 10 tokens):
+# ($d_{\text{model}} = 512$, 8 heads, a batch of 2 sequences of 10 tokens):
 
 # %%
 for name, shape in transformer_shapes(2, 10, 512, 8).items():
@@ -77,7 +78,7 @@ except ValueError as error:
 # ## 2. Learned versus sinusoidal
 #
 # A learned table starts as random numbers and is trained with the model; it costs
-# `max_len · d_model` parameters:
+# $\text{max\_len} \cdot d_{\text{model}}$ parameters:
 
 # %%
 for name, max_len, width in [("BERT base", 512, 768), ("GPT-2 small", 1024, 768)]:
@@ -160,7 +161,7 @@ for name, (a, b) in {"no relative vectors": (zeros, zeros), "Shaw et al.": (rel_
 #
 # - The layer adds one fixed row per position to scaled token embeddings; the table
 #   is shared by the whole batch and ends at `max_len`.
-# - A learned table costs `max_len · d_model` parameters and starts with no notion of
+# - A learned table costs $\text{max\_len} \cdot d_{\text{model}}$ parameters and starts with no notion of
 #   which positions are near each other; the sinusoidal one has it built in.
 # - Shaw et al.'s relative scheme indexes a small table by the clipped offset
 #   `j − i`, so only distances, never absolute positions, enter attention.

@@ -44,7 +44,7 @@ np.set_printoptions(precision=4, suppress=True)
 # ## 1. RoPE: the score depends only on `m − n`
 #
 # RoPE rotates a query at position `m` and a key at position `n`, pair by pair, by the
-# angles `m · omega_i` and `n · omega_i`. Their dot product then sees only the
+# angles $m\,\omega_i$ and $n\,\omega_i$. Their dot product then sees only the
 # difference `m − n`. Move both positions by the same amount and the score stays put,
 # in either layout of the pairs (the two layouts pair different dimensions of `q` and
 # `k`, so their scores differ from each other):
@@ -96,7 +96,7 @@ plt.show()
 # %% [markdown]
 # ## 2. ALiBi: a linear penalty per head
 #
-# ALiBi adds `−m_h · (i − j)` to the score of query `i` and key `j`: no position
+# ALiBi adds $-m_h\,(i - j)$ to the score of query $i$ and key $j$: no position
 # vectors at all, just a penalty growing with the distance, with a different slope
 # `m_h` in every head. The slopes form a geometric sequence:
 

@@ -43,7 +43,7 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## 1. Four sinusoidal tables
 #
-# The same two positions in four conventions (`d_model = 8`): the paper's interleaved
+# The same two positions in four conventions ($d_{\text{model}} = 8$): the paper's interleaved
 # layout, the same numbers in split halves (all sines, then all cosines),
 # tensor2tensor's timing signal and fairseq's table.
 
@@ -59,7 +59,7 @@ print("fairseq (row 1 is its padding row; the first token reads row 2)\n",
 # Two differences beyond the layout show up:
 #
 # - **Frequencies.** tensor2tensor and fairseq space the exponents with
-#   `d_model / 2 − 1` in the denominator instead of `d_model / 2`, so every pair but
+#   $d_{\text{model}}/2 - 1$ in the denominator instead of $d_{\text{model}}/2$, so every pair but
 #   the first turns more slowly. Recover each table's frequencies from its row 1
 #   (`atan2(sin ω, cos ω) = ω`) and compare.
 # - **Offset.** fairseq gives the first token row `padding_idx + 1`, not row 0.
