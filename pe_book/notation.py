@@ -54,9 +54,7 @@ def tex(text: str) -> str:
                 continue
             if replacement is not None:
                 return replacement
-            if s.startswith("√("):
-                return rf"\sqrt{{{tex(m.group(1))}}}"
-            if s.startswith("√"):
+            if s.startswith("√"):  # √(…) or √name
                 return rf"\sqrt{{{tex(m.group(1))}}}"
             if "^(" in s:
                 sign = "-" if m.group(2) else ""

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html as htmllib
 import os
 import posixpath
 import re
@@ -345,7 +344,7 @@ def finish_html(
     """
     from bs4 import BeautifulSoup, Comment
 
-    from .site import BookError, render_math
+    from .site import BookError, inline_math_html, render_math
 
     html = _INLINED.sub("", html)  # cheaper than parsing ~600 KB of CSS first
     soup = BeautifulSoup(html, "html.parser")
@@ -404,24 +403,8 @@ def finish_html(
         t for cell in soup.select("div.jp-MarkdownCell") for t in cell.find_all(string=True)
     ]:
         if "$" in text and text.find_parent(["code", "pre"]) is None:
-            text.replace_with(BeautifulSoup(_math_spans(str(text)), "html.parser"))
+            text.replace_with(BeautifulSoup(inline_math_html(str(text), plain=True), "html.parser"))
     return render_math(str(soup), page)  # the same MathML as the chapters'
-
-
-def _math_spans(text: str) -> str:
-    """Text of a markdown cell as HTML, its ``$…$`` as arithmatex spans for render_math."""
-    pieces, last = [], 0
-    for match in _INLINE_MATH.finditer(text):
-        pieces.append(htmllib.escape(text[last : match.start()], quote=False))
-        tex = htmllib.escape(match.group(1), quote=False)
-        pieces.append(f'<span class="arithmatex">\\({tex}\\)</span>')
-        last = match.end()
-    pieces.append(htmllib.escape(text[last:], quote=False))
-    return "".join(pieces)
-
-
-#: Inline math in a notebook's markdown: ``$…$``, as on the chapters' pages.
-_INLINE_MATH = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]+?)(?<=\S)\$")
 
 
 def _png_size(src: str) -> tuple[int, int] | None:

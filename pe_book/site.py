@@ -27,6 +27,7 @@ __all__ = [
     "bibliography",
     "card_tables",
     "expand_shortcodes",
+    "inline_math_html",
     "render_math",
 ]
 
@@ -74,22 +75,28 @@ def _numbers(markdown: str) -> dict[tuple[str, str], str]:
     return numbers
 
 
-#: Inline math in a caption: ``$…$``, as in the prose.
-_CAPTION_MATH = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]+?)(?<=\S)\$")
+#: Inline math outside the Markdown stage (captions, notebooks): ``$…$``, as in the prose.
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]+?)(?<=\S)\$")
 
 
-def caption_html(text: str) -> str:
-    """A caption's text as HTML: its ``$…$`` become arithmatex spans, which
-    :func:`render_math` turns into MathML like the math of the prose."""
-    return _CAPTION_MATH.sub(
-        lambda m: f'<span class="arithmatex">\\({html.escape(m.group(1), quote=False)}\\)</span>',
-        text,
-    )
+def inline_math_html(text: str, *, plain: bool = False) -> str:
+    """``text`` with its ``$…$`` as arithmatex spans, which :func:`render_math` turns
+    into MathML like the math of the prose. ``plain``: ``text`` is plain text (a
+    notebook's markdown), escaped for HTML; otherwise it is HTML already (a caption)."""
+    pieces, last = [], 0
+    for match in _INLINE_MATH.finditer(text):
+        between = text[last : match.start()]
+        pieces.append(html.escape(between, quote=False) if plain else between)
+        tex = html.escape(match.group(1), quote=False)
+        pieces.append(f'<span class="arithmatex">\\({tex}\\)</span>')
+        last = match.end()
+    pieces.append(html.escape(text[last:], quote=False) if plain else text[last:])
+    return "".join(pieces)
 
 
 def _caption(number: str, text: str) -> str:
     number_html = f'<span class="caption-number">{number}</span>'
-    return number_html + (f" {caption_html(math_notation(text))}" if text else "")
+    return number_html + (f" {inline_math_html(math_notation(text))}" if text else "")
 
 
 #: Below this viewport width (CSS px) pages show each figure's phone variant.

@@ -173,10 +173,6 @@ def new_figure(width: float = 7.0, height: float = 3.6, **kwargs) -> Figure:
     return Figure(figsize=(width, height), layout="constrained", **kwargs)
 
 
-_SWAPPED = {"width_ratios": "height_ratios", "height_ratios": "width_ratios"}
-_SHARE = {"row": "col", "col": "row"}
-
-
 class _PhoneFigure(Figure):
     """A figure for a phone column, whose panels are stacked instead of side by side.
 
@@ -256,14 +252,15 @@ def space_labels(fig: Figure, gap_points: float = 1.5) -> None:
     lowest up, each label sits at its line's end or just clear of the one below, and
     the group then moves down by its mean push, so that it stays centred on its lines.
     """
-    for ax in fig.axes:
-        labels = [t for t in ax.texts if t.get_gid() == DIRECT_LABEL]
-        if not labels:
-            continue
-        with warnings.catch_warnings():  # an intermediate layout need not fit
-            warnings.simplefilter("ignore", UserWarning)
-            fig.draw_without_rendering()
-        points = 72 / fig.dpi
+    groups = [[t for t in ax.texts if t.get_gid() == DIRECT_LABEL] for ax in fig.axes]
+    groups = [labels for labels in groups if labels]
+    if not groups:
+        return
+    with warnings.catch_warnings():  # an intermediate layout need not fit
+        warnings.simplefilter("ignore", UserWarning)
+        fig.draw_without_rendering()  # once: the labels' heights and their lines' ends
+    points = 72 / fig.dpi
+    for labels in groups:
         ends = [label.xycoords.transform(label.xy)[1] * points for label in labels]
         heights = [label.get_window_extent().height * points for label in labels]
         order = sorted(range(len(labels)), key=ends.__getitem__)

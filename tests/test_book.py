@@ -11,7 +11,7 @@ from pe_book import FIGURES, TABLES, VALUES, load_all
 from pe_book.notation import math_notation
 from pe_book.references import REFERENCES
 from pe_book.render import draw_figure, format_cell, render_svg, svg_size, table_markdown
-from pe_book.site import BookError, caption_html, card_tables, expand_shortcodes, render_math
+from pe_book.site import BookError, card_tables, expand_shortcodes, inline_math_html, render_math
 from pe_book.style import MAX_LEGEND_ENTRIES, PHONE_WIDTH, THEMES, new_figure, smallest_text
 
 matplotlib.use("Agg")
@@ -504,6 +504,6 @@ def test_no_table_header_is_a_bare_symbol(name):
 
 
 def test_caption_math_becomes_mathml():
-    html = caption_html(r"PE for $d_{\text{model}} = 8$, costs $5")
+    html = inline_math_html(r"PE for $d_{\text{model}} = 8$, costs $5")
     assert html.count('class="arithmatex"') == 1 and "costs $5" in html
     assert "<math" in render_math(html, "a.md")

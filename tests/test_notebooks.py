@@ -300,10 +300,10 @@ def test_printed_chunks_become_one_output(tmp_path):
 
 
 def test_markdown_math_becomes_the_chapters_mathml():
-    from pe_book.notebooks import _math_spans
-    from pe_book.site import render_math
+    from pe_book.site import inline_math_html, render_math
 
-    html = render_math(_math_spans("angle $\\theta = pos \\cdot \\omega_i$ & <more>"), "nb")
+    text = "angle $\\theta = pos \\cdot \\omega_i$ & <more>"
+    html = render_math(inline_math_html(text, plain=True), "nb")
     assert "<math" in html and "&amp; &lt;more&gt;" in html and "$" not in html
 
 
