@@ -93,6 +93,7 @@ def italic(char: str) -> str:
 
 _MATH = re.compile(r"<math\b.*?</math>", re.S)
 _TOKEN = re.compile(r"<(mi|mn|mo|mtext|ms)\b([^>]*)>([^<]*)</\1>")
+_RADICAL = re.compile(r"<m(?:sqrt|root)\b")
 
 
 def math_characters(page_html: str) -> set[str]:
@@ -100,10 +101,14 @@ def math_characters(page_html: str) -> set[str]:
 
     The text of every token element (``mi``, ``mn``, ``mo``, ``mtext``, ``ms``) of every
     ``<math>``; for a single-letter ``<mi>`` not set upright (``mathvariant="normal"``),
-    its mathematical italic form as well, which is the glyph the browser shows.
+    its mathematical italic form as well, which is the glyph the browser shows; and the
+    radical sign √ when there is a root (``msqrt``, ``mroot``), which the browser draws
+    from the font (its larger sizes come with it from the ``MATH`` table).
     """
     chars: set[str] = set()
     for math in _MATH.findall(page_html):
+        if _RADICAL.search(math):  # a root's sign is drawn from the font, not a token
+            chars.add("√")
         for tag, attrs, text in _TOKEN.findall(math):
             text = html.unescape(text).strip()
             chars.update(text)

@@ -12,11 +12,162 @@ holds every caption, header and figure text to it.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-__all__ = ["DM", "math_notation", "tex"]
+__all__ = ["DM", "SYMBOLS", "Symbol", "glossary_term", "math_notation", "tex"]
 
-#: The model width, as the glossary writes it.
-DM = r"d_{\mathrm{model}}"
+
+@dataclass(frozen=True)
+class Symbol:
+    """One symbol of the book, as the glossary defines it and every page writes it.
+
+    ``math``: its TeX in formulas (one or more); ``code``: its names in the library and in
+    Hugging Face configurations; ``word``: a name in words, when it has one; ``page``: the
+    chapter that introduces it (a path under ``docs/``); ``avoid``: spellings of the same
+    symbol that must not appear in any formula of the book (``tests/test_notation.py``);
+    ``anchors``: further anchors of its glossary entry.
+    """
+
+    anchor: str
+    meaning: str
+    page: str
+    math: tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
+    word: str = ""
+    avoid: tuple[str, ...] = ()
+    anchors: tuple[str, ...] = ()
+
+
+_F, _M, _MO = "foundations/", "model/", "modern/"
+
+#: The book's symbols, in the glossary's order: the single source of its notation. The
+#: glossary's entries and its table of symbols are written from it, captions and figure
+#: text set their symbols with it (:func:`math_notation`), and the test of the notation
+#: holds every page, notebook and chapter module to it.
+SYMBOLS: dict[str, Symbol] = {
+    s.anchor: s
+    for s in (
+        Symbol(
+            "d_model",
+            "width of the token vectors",
+            _F + "order-problem.md",
+            (r"d_{\text{model}}",),
+            ("d_model", "hidden_size"),
+            avoid=(r"d_{\mathrm{model}}", r"d_{model}", r"d_\text{model}"),
+        ),
+        Symbol(
+            "head_dim",
+            "width of one head's queries and keys",
+            _F + "order-problem.md",
+            ("d_k",),
+            ("head_dim",),
+            avoid=(r"\text{head_dim}", r"\text{head\_dim}", r"\mathrm{head_dim}"),
+        ),
+        Symbol(
+            "num_heads",
+            "attention heads per layer",
+            _M + "where-position-enters.md",
+            ("h",),
+            ("num_heads", "num_attention_heads"),
+        ),
+        Symbol(
+            "seq_len",
+            "tokens in the sequence",
+            _F + "simpler-schemes.md",
+            ("L",),
+            ("seq_len",),
+            avoid=(r"\text{seq_len}", r"\text{seq\_len}"),
+        ),
+        Symbol(
+            "max_len",
+            "longest sequence a table was built for",
+            _F + "simpler-schemes.md",
+            (),
+            ("max_len", "max_position_embeddings"),
+        ),
+        Symbol(
+            "pos",
+            "a token's position, from 0",
+            _F + "simpler-schemes.md",
+            ("pos",),
+            ("pos", "positions"),
+        ),
+        Symbol("k", "an offset between two positions", _F + "properties.md", ("k",)),
+        Symbol("m-n", "relative position of query $m$ and key $n$", _M + "relative.md", ("m - n",)),
+        Symbol("q-k", "query at position $m$, key at $n$", _F + "order-problem.md", ("q_m", "k_n")),
+        Symbol("i", "pair index: dimensions $2i$ and $2i+1$", _F + "sinusoidal.md", ("i",)),
+        Symbol(
+            "base",
+            "base of the frequency ladder",
+            _F + "sinusoidal.md",
+            (r"\text{base}",),
+            ("base", "rope_theta"),
+        ),
+        Symbol(
+            "omega",
+            "angular frequency of pair $i$",
+            _F + "sinusoidal.md",
+            (r"\omega_i",),
+            ("omega",),
+        ),
+        Symbol(
+            "wavelength",
+            "positions after which pair $i$ repeats",
+            _F + "sinusoidal.md",
+            (r"\lambda_i",),
+            word="wavelength",
+        ),
+        Symbol("theta", "an angle in radians", _F + "sinusoidal.md", (r"\theta",), ("theta",)),
+        Symbol(
+            "layout", "column order of a sinusoidal table", _F + "sinusoidal.md", (), ("layout",)
+        ),
+        Symbol(
+            "embedding", "a token's vector", _F + "order-problem.md", ("e",), word="token embedding"
+        ),
+        Symbol("pe", "encoding vector of a position", _F + "sinusoidal.md", ("PE(pos)",), ("pe",)),
+        Symbol(
+            "embedding-scale",
+            "factor on token embeddings",
+            _F + "adding-position.md",
+            (r"\sqrt{d_{\text{model}}}",),
+            word="embedding scale",
+        ),
+        Symbol(
+            "dropout",
+            "probability of zeroing an entry",
+            _F + "adding-position.md",
+            (r"P_{\text{drop}}",),
+            ("dropout_rate",),
+        ),
+        Symbol("slope", "ALiBi's slope of head $h$", _MO + "alibi.md", ("m_h",), word="slope"),
+        Symbol(
+            "scale",
+            "context-extension factor",
+            _MO + "context-extension.md",
+            ("s",),
+            ("scale", "factor"),
+            anchors=("factor",),
+        ),
+    )
+}
+
+#: The model width, as the glossary writes it (mathtext and MathML alike).
+DM = SYMBOLS["d_model"].math[0]
+
+
+def glossary_term(anchor: str) -> str:
+    """The term line of a glossary entry: its anchors, then its math, code names and word.
+
+    >>> glossary_term("head_dim")
+    '<span id="head_dim"></span>$d_k$, `head_dim`'
+    """
+    if anchor not in SYMBOLS:
+        raise KeyError(f"unknown symbol {anchor!r}; known: {', '.join(SYMBOLS)}")
+    s = SYMBOLS[anchor]
+    spans = "".join(f'<span id="{a}"></span>' for a in (s.anchor, *s.anchors))
+    names = [f"${m}$" for m in s.math] + [f"`{c}`" for c in s.code] + [s.word] * bool(s.word)
+    return spans + ", ".join(names)
+
 
 # Plain-text names and their TeX, longest first. Greek letters with a subscript, the
 # widths, and the few operators the captions use.
@@ -44,7 +195,7 @@ _NAME = re.compile("|".join(f"(?:{pattern})" for pattern, _ in _NAMES))
 
 
 def tex(text: str) -> str:
-    """The TeX of a plain-text formula: ``√(d_model/2)`` → ``\\sqrt{d_{\\mathrm{model}}/2}``."""
+    """The TeX of a plain-text formula: ``√(d_model/2)`` → ``\\sqrt{d_{\\text{model}}/2}``."""
 
     def one(match: re.Match) -> str:
         s = match.group(0)
@@ -88,7 +239,7 @@ def math_notation(text: str) -> str:
     """``text`` with its plain-text symbols set as ``$…$`` math (outside existing ``$…$``).
 
     >>> math_notation("PE for d_model = 8, wavelength 2π/ω_i")
-    'PE for $d_{\\\\mathrm{model}} = 8$, wavelength $2\\\\pi/\\\\omega_i$'
+    'PE for $d_{\\\\text{model}} = 8$, wavelength $2\\\\pi/\\\\omega_i$'
     """
     pieces, last = [], 0
     for math in _MATH.finditer(text):

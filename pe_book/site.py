@@ -216,6 +216,12 @@ def expand_shortcodes(
             return "; ".join(cite_markdown(k, page) for k in keys)
         if kind == "bibliography":
             return bibliography()
+        if kind == "symbol":
+            from .notation import SYMBOLS, glossary_term
+
+            if argument not in SYMBOLS:
+                raise BookError(f"{where}: unknown symbol {argument!r}")
+            return glossary_term(argument)
         if kind == "interactive":
             from .interactive import INTERACTIVES, interactive_html
 

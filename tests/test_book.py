@@ -462,7 +462,7 @@ def _plain_symbols(text: str) -> list[str]:
 
 def test_math_notation_sets_plain_symbols_as_math():
     assert math_notation("PE for d_model = 4,096, wavelength 2π/ω_i.") == (
-        r"PE for $d_{\mathrm{model}} = 4{,}096$, wavelength $2\pi/\omega_i$."
+        r"PE for $d_{\text{model}} = 4{,}096$, wavelength $2\pi/\omega_i$."
     )
     assert math_notation("the mean of ‖PE‖² / ‖x‖², $x$ kept") == (
         r"the mean of $\|PE\|^2 / \|x\|^2$, $x$ kept"
@@ -473,7 +473,7 @@ def test_math_notation_sets_plain_symbols_as_math():
 
 def test_the_notation_check_sees_plain_symbols():
     assert _plain_symbols("the wavelength 2π/ω_i for d_model = 8")
-    assert not _plain_symbols(r"the wavelength $2\pi/\omega_i$ for $d_{\mathrm{model}} = 8$")
+    assert not _plain_symbols(r"the wavelength $2\pi/\omega_i$ for $d_{\text{model}} = 8$")
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

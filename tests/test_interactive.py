@@ -535,3 +535,28 @@ def test_widgets_follow_the_palette_and_print_as_the_static_figure(browser, serv
         for t, c in colours.items()
     }
     assert strokes == as_rgb
+
+
+@pytest.mark.browser
+@needs_browser
+def test_readouts_set_powers_and_indices_as_the_prose_does(browser, server):
+    """A readout raises powers and lowers indices (2⁻¹, ω₀, d_k) with sup/sub elements and
+    italicises variables; no markup or plain-text power like ``2^(−1)`` is left over."""
+    context, page, errors = _widget_pages(browser, server)
+    expected = {
+        "sinusoidal": ("sub", "Σi cos(k ωi)"),
+        "rope": ("sub", "qm · kn"),
+        "context": ("sub", "dk = 128"),
+        "alibi": ("sup", "m1 = 2−1 = 0.5"),
+    }
+    try:
+        for name, (tag, text) in expected.items():
+            _open(page, server, name)
+            readout = page.locator(f".pe-interactive[data-interactive='{name}'] .pe-i-readout")
+            shown = readout.text_content()
+            assert text in shown, (name, shown)
+            assert not re.search(r"\^|_\{|\*|\w_\w", shown), (name, shown)
+            assert readout.locator(tag).count() > 0 and readout.locator("var").count() > 0
+    finally:
+        context.close()
+    assert not errors, errors

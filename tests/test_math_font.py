@@ -88,6 +88,13 @@ def test_math_characters_are_the_tokens_and_their_italic_forms():
     assert "x" not in chars and "u" not in chars  # prose is not math
 
 
+def test_a_radical_draws_the_radical_sign():
+    """A square or n-th root has no token for its sign; the browser draws U+221A."""
+    for tex in (r"\sqrt{d_k}", r"\sqrt[3]{x}"):
+        assert "√" in fonts.math_characters(_math(tex)), tex
+    assert "√" not in fonts.math_characters(_math(r"x^2"))
+
+
 # --- the subset ---------------------------------------------------------------------------
 
 

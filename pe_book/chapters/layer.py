@@ -70,7 +70,7 @@ def _():
 def _(theme):
     _, scaled, pe = _rows(FIG_D_MODEL, SEQ_LEN)
     panels = [
-        (r"$E[\mathrm{token}] \cdot \sqrt{d_{\mathrm{model}}}$", scaled),
+        (r"$E[\mathrm{token}] \cdot \sqrt{d_{\text{model}}}$", scaled),
         ("+ PE[pos]", pe),
         ("= model input", scaled + pe),
     ]

@@ -48,7 +48,7 @@ def _(theme):
         ax.set_xlabel("position q")
         ax.set_ylabel("position p")
     fig.colorbar(
-        image, ax=axes, shrink=0.85, label=r"$\|PE(p) - PE(q)\| / \sqrt{d_{\mathrm{model}}}$"
+        image, ax=axes, shrink=0.85, label=r"$\|PE(p) - PE(q)\| / \sqrt{d_{\text{model}}}$"
     )
     return fig
 
@@ -86,7 +86,7 @@ def _(theme):
             linestyle="none",
         )
     ax.set_xlabel("offset k  (positions)")
-    ax.set_ylabel(r"$\|PE(p+k) - PE(p)\| / \sqrt{d_{\mathrm{model}}}$")
+    ax.set_ylabel(r"$\|PE(p+k) - PE(p)\| / \sqrt{d_{\text{model}}}$")
     ax.grid(True)
     ax.legend(loc="lower right")
     return fig

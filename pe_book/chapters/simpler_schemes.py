@@ -20,13 +20,13 @@ from pe_explained.naive import (
 )
 
 from .. import Table, figure, table, value
+from ..notation import DM
 from ..style import label_line_ends, new_figure
 
 MAX_LEN = 1024  # positions 0 … 1023 in the norm figure and the summary table
 NUM_BITS = 10  # 2**10 = 1024
 SUMMARY_D_MODEL = 64  # width of the sinusoidal encoding in the comparison
 EMBED_D_MODEL = 512  # width of the token embeddings the index is compared with
-DM = r"d_{\mathrm{model}}"  # d_model as the figures set it (mathtext)
 NEAR_LEN, NEAR_BITS, NEAR_D_MODEL, NEAR_REF = 64, 8, 8, 32  # the distance figure
 
 
@@ -108,7 +108,7 @@ def _(theme):
         color=theme.text,
         linestyle="--",
         linewidth=1.0,
-        label="token embedding,\n" r"$\mathcal{N}(0, 1/d_{\mathrm{model}})$ entries",
+        label="token embedding,\n" r"$\mathcal{N}(0, 1/d_{\text{model}})$ entries",
     )
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())

@@ -132,8 +132,8 @@ def _(theme):
     )
     ax.set_yscale("log")
     ax.set_xlabel(
-        r"relative pair index $2i/d_{\mathrm{model}}$  "
-        r"(0 = fastest pair; slowest at $1 - 2/d_{\mathrm{model}}$)"
+        r"relative pair index $2i/d_{\text{model}}$  "
+        r"(0 = fastest pair; slowest at $1 - 2/d_{\text{model}}$)"
     )
     ax.set_ylabel(r"wavelength $2\pi/\omega_i$  (positions)")
     ax.set_ylim(top=2 * np.pi * 10000 * 3)

@@ -113,7 +113,7 @@ def _flow_figure(theme, steps, height: float):
 def _(theme):
     steps = [
         ("token ids", _shape("token ids"), False),
-        (r"embedding lookup $\times \sqrt{d_{\mathrm{model}}}$", _shape("token embeddings"), False),
+        (r"embedding lookup $\times \sqrt{d_{\text{model}}}$", _shape("token embeddings"), False),
         ("+ positional table PE[0 : seq_len]", _shape("position table"), True),
         ("dropout", _shape("model input"), False),
         ("q, k, v per head", _shape("queries, keys, values"), False),

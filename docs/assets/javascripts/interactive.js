@@ -356,6 +356,24 @@
     .map((i) => lo + i * step);
   const minus = (text) => String(text).replace(/-/g, "−");
 
+  /** Sets a readout's text as the prose sets its symbols: x^{…} raised, x_{…} lowered,
+   *  *v* in italics (a variable), everything else as plain text (never parsed as HTML). */
+  function write(el, text) {
+    const parts = String(text).split(/(\^\{[^{}]*\}|_\{[^{}]*\}|\*[^*\s][^*]*\*)/);
+    el.replaceChildren(...parts.filter((x) => x !== "").map((x) => {
+      if (/^[\^_]\{/.test(x)) {
+        const node = h(x[0] === "^" ? "sup" : "sub", {});
+        write(node, x.slice(2, -1));
+        return node;
+      }
+      if (/^\*.+\*$/.test(x)) return h("var", {}, x.slice(1, -1));
+      return document.createTextNode(x);
+    }));
+  }
+
+  /** fmt for a readout: a power of ten as a raised exponent (1.2·10^{−5}). */
+  const num = (v, digits) => fmt(v, digits).replace(/·10\^\+?(−?\d+)/, "·10^{$1}");
+
   // --- the widgets: each takes its container and parameters, returns its draw() ----------
 
   const widgets = {};
@@ -397,9 +415,10 @@
       line(b.svg, b.x0, b.sy(0), b.x1, b.sy(0), "pe-i-zero");
       path(b.svg, dots.map((v, k) => [b.sx(k), b.sy(v)]), "pe-i-line pe-i-c1");
       const slowest = (2 * Math.PI) / math.sinusoidalFrequencies(dModel, base)[top - 1];
-      f.readout.textContent = `${top} pairs: the fastest turns once every 2π ≈ 6.28 ` +
-        `positions, the slowest once every ${fmt(slowest)}. PE(p) · PE(p + k) = Σ cos(k ω_i) ` +
-        `is the same for every p: ${top} at k = 0, ${last} at k = ${positions - 1}.`;
+      write(f.readout, `${top} pairs: the fastest turns once every 2π ≈ 6.28 ` +
+        `positions, the slowest once every ${num(slowest)}. PE(*p*) · PE(*p* + *k*) = ` +
+        `Σ_{*i*} cos(*k* ω_{*i*}) is the same for every *p*: ${top} at *k* = 0, ${last} at ` +
+        `*k* = ${positions - 1}.`);
     }
     return draw;
   };
@@ -487,11 +506,11 @@
       path(b.svg, offsets.map((o, i) => [b.sx(o), b.sy(curve[i])]), "pe-i-line pe-i-c1");
       marker(b.svg, false, b.sx(m - n), b.sy(score), 5, "pe-i-dot pe-i-c2");
       const numbers = (x) => `[${x.map((v) => fmt(v, 3)).join(", ")}]`;
-      f.readout.textContent = `qₘ · kₙ = ${minus(score.toFixed(6))} at m = ${m}, n = ${n}: ` +
-        `it depends on m − n = ${minus(m - n)} only (shift both and it stays). Pair ${pair} is ` +
-        `dimensions ${da} and ${db} in the ${layout} layout, ω_${pair} = ` +
-        `${fmt(invFreq[pair])} rad per position. The ${d.head_dim} numbers of q at m: ` +
-        `${numbers(qm)}; of k at n: ${numbers(kn)}.`;
+      write(f.readout, `*q*_{*m*} · *k*_{*n*} = ${minus(score.toFixed(6))} at *m* = ${m}, ` +
+        `*n* = ${n}: it depends on *m* − *n* = ${minus(m - n)} only (shift both and it stays). ` +
+        `Pair ${pair} is dimensions ${da} and ${db} in the ${layout} layout, ω_{${pair}} = ` +
+        `${num(invFreq[pair])} rad per position. The ${d.head_dim} numbers of *q* at *m*: ` +
+        `${numbers(qm)}; of *k* at *n*: ${numbers(kn)}.`);
     }
     return draw;
   };
@@ -560,13 +579,14 @@
         const blended = plain.map((w, i) => [i, (2 * Math.PI) / w]).filter(([, wavelength]) =>
           wavelength >= p.context / p.highFreqFactor && wavelength <= p.context / p.lowFreqFactor);
         if (blended.length) band(blended[0][0], blended[blended.length - 1][0], "blend");
-        detail = `Wavelengths under L/${fmt(p.highFreqFactor)} are kept, over ` +
-          `L/${fmt(p.lowFreqFactor)} divided by s; ${blended.length} pairs between are blended.`;
+        detail = `Wavelengths under *L*/${fmt(p.highFreqFactor)} are kept, over ` +
+          `*L*/${fmt(p.lowFreqFactor)} divided by *s*; ${blended.length} pairs between are ` +
+          "blended.";
       } else if (st.method === "ntk") {
-        detail = `The base becomes ${fmt(math.ntkAwareBase(p.base, p.factor, p.headDim))}.`;
+        detail = `The base becomes ${num(math.ntkAwareBase(p.base, p.factor, p.headDim))}.`;
       } else if (st.method === "dynamic") {
         const base = math.dynamicBase(p.base, p.factor, p.headDim, p.context, p.seqLen);
-        detail = `At ${fmt(p.seqLen)} positions the base becomes ${fmt(base)}; it grows with ` +
+        detail = `At ${num(p.seqLen)} positions the base becomes ${num(base)}; it grows with ` +
           "the length.";
       }
       [[1, "original"], [st.factor, `s = ${fmt(st.factor)}`]].forEach(([v, text], right) => {
@@ -593,11 +613,11 @@
       const curve = range(61).map((i) => Math.pow(64, i / 60));
       path(b.svg, curve.map((v) => [b.sx(v), b.sy(yarn(v))]), "pe-i-line pe-i-c2");
       marker(b.svg, false, b.sx(st.factor), b.sy(yarn(st.factor)), 5, "pe-i-dot pe-i-c1");
-      f.readout.textContent = `${name}, s = ${fmt(st.factor)}, head_dim = ${p.headDim} ` +
-        `(${last + 1} pairs), base ${fmt(p.base)}, L = ${fmt(p.context)}: the slowest pair ` +
-        `is stretched ${fmt(stretch[last])}×, the fastest ${fmt(stretch[0])}×. ${detail} ` +
-        `Attention factor ${fmt(attentionFactor)}, so the logits are multiplied by ` +
-        `${fmt(attentionFactor * attentionFactor)}.`;
+      write(f.readout, `${name}, *s* = ${num(st.factor)}, *d*_{*k*} = ${p.headDim} ` +
+        `(${last + 1} pairs), base ${num(p.base)}, *L* = ${num(p.context)}: the slowest pair ` +
+        `is stretched ${num(stretch[last])}×, the fastest ${num(stretch[0])}×. ${detail} ` +
+        `Attention factor ${num(attentionFactor)}, so the logits are multiplied by ` +
+        `${num(attentionFactor * attentionFactor)}.`);
     }
     return draw;
   };
@@ -652,11 +672,11 @@
         marker(b.svg, filled, b.sx(i + 1), b.sy(v), 3.5, cls);
       });
       s(b.svg, "circle", { class: "pe-i-ring", cx: b.sx(head), cy: b.sy(m), r: 8 });
-      const recipe = n === closest ? `${n} is a power of two: one ladder 2^(−8h/${n}).`
+      const recipe = n === closest ? `${n} is a power of two: one ladder 2^{−8*h*/${n}}.`
         : `${n} is not a power of two: heads 1–${closest} (circles) take the ladder of ` +
           `${closest}, heads ${closest + 1}–${n} (squares) every other slope of ${2 * closest}.`;
-      f.readout.textContent = `Head ${head}: m = 2^(${fmt(Math.log2(m))}) = ${fmt(m, 6)}. ` +
-        recipe;
+      write(f.readout, `Head ${head}: *m*_{${head}} = 2^{${fmt(Math.log2(m))}} = ` +
+        `${num(m, 6)}. ${recipe}`);
     }
     return draw;
   };
