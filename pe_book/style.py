@@ -273,6 +273,34 @@ def space_labels(fig: Figure, gap_points: float = 1.5) -> None:
             label.xyann = (14, placed[k] - shift - ends[k])
 
 
+def label_on_line(ax, line, x: float, text: str, theme: Theme, offset=(0, 10), **kwargs):
+    """Label ``line`` where it runs clear of the others: at ``x`` (one of the line's own
+    x values, in data units), ``offset`` points away, in the theme's text colour on a
+    patch of background, joined to the line by a short leader in the line's colour."""
+    xs, ys = (np.asarray(v, dtype=float) for v in line.get_data())
+    hits = np.flatnonzero(xs == x)
+    if hits.size == 0:
+        raise ValueError(f"x={x} is not one of the line's points")
+    kwargs.setdefault("ha", "center")
+    return ax.annotate(
+        text,
+        xy=(x, ys[hits[0]]),
+        xytext=offset,
+        textcoords="offset points",
+        va="center",
+        color=theme.text,
+        bbox={"boxstyle": "square,pad=0.1", "fc": theme.background, "ec": "none", "alpha": 0.85},
+        arrowprops={
+            "arrowstyle": "-",
+            "color": line.get_color(),
+            "linewidth": 0.8,
+            "shrinkA": 0,
+            "shrinkB": 1,
+        },
+        **kwargs,
+    )
+
+
 def label_line_ends(ax, theme: Theme) -> None:
     """:func:`direct_labels` for every labelled line of ``ax`` (what its legend would list)."""
     handles, labels = ax.get_legend_handles_labels()

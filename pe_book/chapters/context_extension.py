@@ -16,7 +16,7 @@ from pe_explained.rope import (
 
 from .. import Table, figure, table, value
 from ..interactive import interactive
-from ..style import label_line_ends, new_figure
+from ..style import label_on_line, new_figure
 
 #: The running example: head_dim, base, trained context L and stretch factor s.
 HEAD_DIM, BASE, CONTEXT, FACTOR = 128, 10000.0, 4096, 4.0
@@ -120,22 +120,40 @@ def _(theme):
     fig = new_figure(7.0, 6.4)
     ax, stretch_ax = fig.subplots(2, 1, sharex=True, height_ratios=[1.1, 1])
     styles = ["-", "--", "-.", ":", "-", "--"]
+    lines, stretches = {}, {}
     for (label, wavelengths), style in zip(methods, styles, strict=True):
-        ax.plot(pairs, wavelengths, linestyle=style, label=label, linewidth=1.4)
+        (lines[label],) = ax.plot(pairs, wavelengths, linestyle=style, linewidth=1.4)
         # the per-pair stretch: new wavelength ÷ original wavelength
-        stretch_ax.plot(pairs, wavelengths / original, linestyle=style, linewidth=1.4)
+        (stretches[label],) = stretch_ax.plot(
+            pairs, wavelengths / original, linestyle=style, linewidth=1.4
+        )
     ax.axhline(CONTEXT, color=theme.muted, linestyle="--", linewidth=1)
     ax.text(0, CONTEXT * 1.6, f"original context = {CONTEXT:,}", color=theme.text, fontsize=8.5)
     ax.set_yscale("log")
     ax.minorticks_off()
     ax.set_ylabel(r"wavelength $2\pi/\omega_i$  (positions)")
     ax.grid(True, which="major")
-    label_line_ends(ax, theme)
     stretch_ax.set_yscale("log", base=2)
     stretch_ax.set_ylim(0.8, 2 * max(float((w / original).max()) for _, w in methods))
-    stretch_ax.set_xlabel("pair index i  (0 = fastest → slowest)")
+    stretch_ax.set_xlabel("pair index $i$  (0 = fastest → slowest)")
     stretch_ax.set_ylabel("stretch: new ÷ original\nwavelength (log₂ scale)")
     stretch_ax.grid(True, which="major")
+    # Labels where each line runs clear of the others: in the lower panel every method;
+    # in the upper one the two that stand apart at the slow end, where the others meet.
+    names = [label for label, _ in methods]
+    original_name, pi_name, ntk_name, dynamic_name, yarn_name, llama_name = names
+    last = int(pairs[-1])
+    for name, x, offset, ha in (
+        (original_name, last - 8, (0, 9), "center"),
+        (pi_name, 2, (-4, 9), "left"),
+        (ntk_name, last - 6, (0, -10), "center"),
+        (dynamic_name, last - 12, (-8, 10), "right"),
+        (yarn_name, 28, (-6, 10), "right"),
+        (llama_name, 40, (8, -6), "left"),
+    ):
+        label_on_line(stretch_ax, stretches[name], x, name, theme, offset, ha=ha)
+    label_on_line(ax, lines[original_name], last - 8, original_name, theme, (6, -12), ha="left")
+    label_on_line(ax, lines[dynamic_name], last - 8, dynamic_name, theme, (-8, 10), ha="right")
     return fig
 
 

@@ -545,23 +545,49 @@ def _(theme):
     data = _extension()
     lengths = data["eval_lens"]
     depths = list(data["methods"]["rope"]["zero_shot"]["passkey"][str(lengths[0])])
-    fig = new_figure(7.6, 3.9)
-    axes = fig.subplots(2, len(METHOD_LABELS), sharex=True, sharey=True)
-    for row, stage in enumerate(("zero_shot", "fine_tuned")):
+    stages = ("zero_shot", "fine_tuned")
+    phone = phone_layout_active()
+    # Wide: stages in rows, methods side by side. Phone: methods in rows, stages side by
+    # side, so that each panel keeps room for its columns and the labels stay level.
+    fig = new_figure(4.4, 7.4) if phone else new_figure(7.6, 3.6)
+    shape = (len(METHOD_LABELS), 2) if phone else (2, len(METHOD_LABELS))
+    axes = fig.add_gridspec(*shape).subplots(sharex=True, sharey=True)
+    if phone:
+        axes = axes.T
+    shown = range(0, len(lengths), 2)  # every other length, level and legible
+    for row, stage in enumerate(stages):
         for col, (method, label) in enumerate(METHOD_LABELS.items()):
             ax = axes[row, col]
             grid = _depth_grid(data["methods"][method][stage], lengths)
             image = ax.imshow(
                 grid, cmap=theme.sequential, vmin=0, vmax=1, aspect="auto", origin="lower"
             )
-            ax.set_xticks(range(len(lengths)), [f"{n:,}" for n in lengths], rotation=90)
+            ax.set_xticks(range(len(lengths)), minor=True)
+            ax.set_xticks(list(shown), [f"{lengths[i]:,}" for i in shown])
             ax.set_yticks(range(len(depths)), depths)
-            if row == 0:
-                ax.set_title(label.replace(", unchanged", ""), fontsize=9)
-        axes[row, 0].set_ylabel(f"{stage.replace('_', '-')}\ndepth")
-    for ax in axes[1]:
-        ax.set_xlabel("length")
-    fig.colorbar(image, ax=axes, label="passkey accuracy", shrink=0.8)
+            name, stage_name = label.replace(", unchanged", ""), stage.replace("_", "-")
+            if phone:
+                if row == 0:
+                    ax.set_ylabel(f"{name}\ndepth")
+                if col == 0:
+                    ax.set_title(stage_name, fontsize=10)
+            else:
+                if row == 0:
+                    ax.set_title(name, fontsize=9)
+                if col == 0:
+                    ax.set_ylabel(f"{stage_name}\ndepth")
+    if phone:  # under the bottom panels, above the colour bar
+        for ax in axes[:, -1]:
+            ax.set_xlabel("length (tokens)")
+    else:
+        fig.supxlabel("evaluation length (tokens)", fontsize=10)
+    fig.colorbar(
+        image,
+        ax=axes,
+        label="passkey accuracy",
+        shrink=0.8,
+        **({"location": "bottom", "aspect": 30} if phone else {}),
+    )
     return fig
 
 
