@@ -53,7 +53,7 @@ SYMBOLS: dict[str, Symbol] = {
             _F + "order-problem.md",
             (r"d_{\text{model}}",),
             ("d_model", "hidden_size"),
-            avoid=(r"d_{\mathrm{model}}", r"d_{model}", r"d_\text{model}"),
+            avoid=(r"\mathrm{model}", r"\mathrm{{model}}", r"d_{model}", r"d_\text{model}"),
         ),
         Symbol(
             "head_dim",
@@ -179,9 +179,11 @@ _NAMES = [
     (r"√\(([^()]*)\)", None),  # √(d_model/2) → \sqrt{…}
     (r"√(d_model|head_dim|d_k|d)\b", None),  # √d_model → \sqrt{d_model}
     (r"\bd_model\b", DM),
+    (r"\bhead_dim\b", SYMBOLS["head_dim"].math[0]),
     (r"λ_max\b", r"\lambda_{\max}"),
     (r"ω_([a-z0-9])\b", None),
     (r"θ_([a-z0-9])\b", None),
+    (r"ζ_([a-z0-9])\b", None),
     (r"\b([MD])_k\b", None),
     (r"Σ_i\b", r"\sum_i"),
     (r"π", r"\pi"),
@@ -210,8 +212,8 @@ def tex(text: str) -> str:
             if "^(" in s:
                 sign = "-" if m.group(2) else ""
                 return rf"{m.group(1)}^{{{sign}{tex(m.group(3))}}}"
-            if s[0] in "ωθ":
-                return {"ω": r"\omega", "θ": r"\theta"}[s[0]] + f"_{m.group(1)}"
+            if s[0] in "ωθζ":
+                return {"ω": r"\omega", "θ": r"\theta", "ζ": r"\zeta"}[s[0]] + f"_{m.group(1)}"
             return f"{m.group(1)}_k"  # M_k, D_k
         return s
 
@@ -224,7 +226,7 @@ def tex(text: str) -> str:
 _NORM = r"‖[^‖]+‖²?"
 _ATOM = (
     r"N\(0, 1/d_model\)|d_model\^[−-]½|2π/ω_i|\d+\^\([^()]*\)|√\([^()]*\)|√\w+"
-    r"|\bd_model\b|λ_max\b|[ωθ]_[a-z0-9]\b|\b[MD]_k\b|Σ_i\b"
+    r"|\bd_model\b|\bhead_dim\b|λ_max\b|[ωθζ]_[a-z0-9]\b|\b[MD]_k\b|Σ_i\b"
 )
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _TERM = rf"(?:{_NORM}|{_ATOM})"

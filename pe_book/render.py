@@ -202,6 +202,9 @@ def format_cell(value, spec: str) -> str:
                 text = f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
         else:
             text = format(value, spec)
+            if re.search(r"e[+-]\d", text):  # a "g" spec that chose an exponent
+                mantissa, exponent = text.split("e")
+                text = f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
         if re.fullmatch(r"-0?\.?0*%?", text):  # "-0.0000" -> "0.0000"
             text = text[1:]
         return text.replace("-", "−")
@@ -216,6 +219,28 @@ def _whole_column(values) -> bool:
         and all(math.isfinite(v) and float(v).is_integer() and abs(v) < 2**53 for v in floats)
         and all(not isinstance(v, str) for v in values)
     )
+
+
+_CELL_MATH = re.compile(r"(\$[^$]*\$)")
+
+
+def table_cell(text: str) -> str:
+    """``text`` made safe inside a Markdown table row: a ``|`` outside math is escaped;
+    inside ``$…$`` a norm ``\\|`` becomes ``\\Vert`` and a bar ``|`` becomes ``\\vert``
+    (an escaped pipe there would reach the math as ``\\\\``, a line break, and the
+    row would split at the pipe).
+
+    >>> table_cell(r"a | b, $\\|x\\| + |y|$")
+    'a \\\\| b, $\\\\Vert x\\\\Vert + \\\\vert y\\\\vert$'
+    """
+    pieces = _CELL_MATH.split(text)
+    for k, piece in enumerate(pieces):
+        if k % 2:  # math
+            piece = re.sub(r"\\\|(?=[A-Za-z])", r"\\Vert ", piece).replace("\\|", "\\Vert")
+            pieces[k] = re.sub(r"\|(?=[A-Za-z])", r"\\vert ", piece).replace("|", "\\vert")
+        else:
+            pieces[k] = piece.replace("|", "\\|")
+    return "".join(pieces)
 
 
 def table_markdown(name: str) -> str:
@@ -242,8 +267,7 @@ def table_markdown(name: str) -> str:
         for j in range(len(columns))
     ]
 
-    def escape(text: str) -> str:
-        return text.replace("|", "\\|")
+    escape = table_cell
 
     lines = ["| " + " | ".join(escape(math_notation(c)) for c in columns) + " |"]
     lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")

@@ -382,7 +382,7 @@ _GENERATED_TABLE = re.compile(
 )
 _HEADER = re.compile(r"<th[^>]*>(.*?)</th>", re.S)
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
-_CELL = re.compile(r"<td(?=[\s>])")
+_CELL_OPEN = re.compile(r"<td((?:\s[^>]*)?)>")
 #: Tables of at least this many columns whose rows are named by text become cards.
 CARD_COLUMNS = 4
 
@@ -392,17 +392,20 @@ def card_tables(page_html: str) -> str:
 
     A generated table with :data:`CARD_COLUMNS` or more columns whose first column
     names its rows in text (left-aligned: a model, an encoding, a convention) gets
-    ``data-cards``, and every cell a ``data-label`` with its column's header, which
-    the phone stylesheet shows beside the value. Matrices, whose rows are numbered,
+    ``data-cards``, and every cell its column's header: as text in ``data-label`` and as
+    the page sets it (math included) in a ``pe-card-label`` span hidden from assistive
+    technology (the table's header row stays for it), which the phone stylesheet shows
+    beside the value. Matrices, whose rows are numbered,
     keep their grid and scroll sideways.
     """
 
     def convert(match: re.Match) -> str:
         caption, inner = match.groups()
         head, _, body = inner.partition("</thead>")
-        headers = [  # the header as plain text: math keeps its characters only
+        shown = _HEADER.findall(head)  # each header as the page sets it, math and all
+        headers = [  # and as plain text, for the attribute: math keeps its characters only
             html.escape(" ".join(html.unescape(_TAG.sub(" ", h)).split()), quote=True)
-            for h in _HEADER.findall(head)
+            for h in shown
         ]
         rows = _ROW.findall(body)
         first_cells = [row.split("<td", 2)[1] if "<td" in row else "" for row in rows]
@@ -411,10 +414,43 @@ def card_tables(page_html: str) -> str:
             return match.group(0)
 
         def label_row(row: re.Match) -> str:
-            labels = iter(headers)
-            cells = _CELL.sub(lambda _: f'<td data-label="{next(labels, "")}"', row.group(1))
-            return f"<tr>{cells}</tr>"
+            labels = iter(zip(headers, shown, strict=True))
+
+            def cell(match: re.Match) -> str:
+                plain, label = next(labels, ("", ""))
+                return (
+                    f'<td data-label="{plain}"{match.group(1)}>'
+                    f'<span class="pe-card-label" aria-hidden="true">{label.strip()}</span>'
+                )
+
+            return f"<tr>{_CELL_OPEN.sub(cell, row.group(1))}</tr>"
 
         return f"{caption}<table data-cards>{head}</thead>{_ROW.sub(label_row, body)}</table>"
 
     return _GENERATED_TABLE.sub(convert, page_html)
+
+
+#: Inline code as Markdown writes it (no markup inside; highlighted code has spans).
+_INLINE_CODE = re.compile(r"<code>([^<]*)</code>")
+_HYPHENATED = re.compile(r"[^\s-]*-[^\s]*")
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+
+
+def unbroken_options(page_html: str) -> str:
+    """Inline code whose words carry a hyphen (``--precision``, ``rope-type``) kept whole:
+    each such word in a ``pe-nobreak`` span, so a narrow line never breaks it after its
+    ``--``. The text is unchanged (a copied option still works); code blocks are left
+    alone.
+
+    >>> unbroken_options("<p>run <code>--out FILE</code></p>")
+    '<p>run <code><span class="pe-nobreak">--out</span> FILE</code></p>'
+    >>> unbroken_options("<pre><code>--out</code></pre>")
+    '<pre><code>--out</code></pre>'
+    """
+
+    def code(match: re.Match) -> str:
+        words = _HYPHENATED.sub(r'<span class="pe-nobreak">\g<0></span>', match.group(1))
+        return f"<code>{words}</code>"
+
+    parts = _PRE.split(page_html)  # odd parts are code blocks
+    return "".join(p if k % 2 else _INLINE_CODE.sub(code, p) for k, p in enumerate(parts))

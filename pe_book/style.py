@@ -7,6 +7,7 @@ palette. Figure backgrounds are transparent so the page shows through.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -317,8 +318,37 @@ def raise_small_text(fig: Figure, points: float = PHONE_MIN_POINTS) -> None:
     for text in _texts(fig):
         if text.get_fontsize() < points:
             text.set_fontsize(points)
+        text.set_text(unbreakable_math(text.get_text()))
         text.set_wrap(True)
     space_labels(fig)  # raised or wrapped end labels take more room
+
+
+_MATHTEXT = re.compile(r"\$[^$]*\$")
+_TEXT_COMMAND = re.compile(r"(\\text\{[^{}]*\})")
+_COMMAND_SPACE = re.compile(r"(\\[A-Za-z]+) +(?=[A-Za-z])")
+
+
+def _squeeze(tex: str) -> str:
+    """``tex`` without spaces; a command followed by a letter keeps its end as ``{}``."""
+    return _COMMAND_SPACE.sub(r"\1{}", tex).replace(" ", "")
+
+
+def unbreakable_math(text: str) -> str:
+    """``text`` with the spaces of its ``$…$`` math removed (outside ``\\text{…}``), where
+    mathtext ignores them anyway, so that wrapping at spaces never splits a formula
+    into two halves each with one ``$``.
+
+    >>> unbreakable_math(r"$d_{\\text{model}} = 512$ (256 pairs)")
+    '$d_{\\\\text{model}}=512$ (256 pairs)'
+    >>> unbreakable_math(r"$m \\cdot k$")
+    '$m\\\\cdot{}k$'
+    """
+
+    def squeeze(math: re.Match) -> str:
+        parts = _TEXT_COMMAND.split(math.group(0))
+        return "".join(p if k % 2 else _squeeze(p) for k, p in enumerate(parts))
+
+    return _MATHTEXT.sub(squeeze, text)
 
 
 def smallest_text(fig: Figure, column: float = PHONE_COLUMN) -> float:

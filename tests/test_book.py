@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -35,6 +36,19 @@ def test_phone_variant_text_reads_at_11_px_in_a_phone_column(name):
         fig.draw_without_rendering()
     assert fig.get_figwidth() <= PHONE_WIDTH
     assert smallest_text(fig) >= 11.0, f"{name}: text at {smallest_text(fig):.1f} px"
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_phone_variant_wraps_text_only_between_formulas(name):
+    """Phone text wraps at spaces; a space inside $…$ would split a formula in two."""
+    with matplotlib.rc_context(THEMES["light"].rc):
+        fig = draw_figure(name, "light", "phone")
+    for text in fig.findobj(matplotlib.text.Text):
+        if text.get_wrap():
+            math = re.sub(
+                r"\\text\{[^{}]*\}", "", "".join(re.findall(r"\$[^$]*\$", text.get_text()))
+            )
+            assert " " not in math, f"{name}: {text.get_text()!r}"
 
 
 def _legend_sizes(fig) -> list[int]:
@@ -85,6 +99,29 @@ def test_table_renders(name):
     assert len(lines) >= 3
     assert len({len(re.findall(r"(?<!\\)\|", line)) for line in lines}) == 1, "ragged"
     assert "nan" not in text.lower()
+    columns = len(TABLES[name].build().columns)
+    html = _markdown_html(text)
+    assert html.startswith("<table>") and html.count("<table>") == 1, html[:200]
+    assert len(re.findall(r"<th\b", html)) == columns
+    for row in re.findall(r"<tr>(.*?)</tr>", html, re.S)[1:]:
+        assert len(re.findall(r"<td\b", row)) == columns, row[:200]
+
+
+def _markdown_html(text: str) -> str:
+    """``text`` through Python-Markdown with the site's table and math extensions."""
+    import markdown
+
+    return markdown.markdown(
+        text,
+        extensions=["tables", "pymdownx.arithmatex"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
+
+
+def test_the_table_check_fails_on_a_pipe_escaped_inside_math():
+    """A norm written \\| inside a header's math, escaped for the table as \\\\|, splits it."""
+    html = _markdown_html("| $\\\\|x\\\\|$ | b |\n|---|---|\n| 1 | 2 |")
+    assert len(re.findall(r"<th\b", html)) != 2
 
 
 @pytest.mark.parametrize("name", sorted(VALUES))
@@ -179,6 +216,9 @@ def test_math_becomes_mathml_and_bad_math_fails():
         (-1.5e-7, ".1e", "−1.5×10⁻⁷"),
         (123456.0, ".2e", "1.23×10⁵"),
         (3.0e-5, ".1e", "3.0×10⁻⁵"),
+        (1.97e-09, ".3g", "1.97×10⁻⁹"),  # a "g" spec's exponent as a power of ten
+        (3.4e38, ".3g", "3.4×10³⁸"),
+        (0.00666, ".3g", "0.00666"),
     ],
 )
 def test_cells_are_formatted_consistently(value, spec, text):
@@ -433,8 +473,10 @@ _TABLE_HTML = (
 def test_a_wide_table_with_row_names_becomes_cards_on_phones():
     out = card_tables(_TABLE_HTML)
     assert "<table data-cards>" in out
-    assert '<td data-label="base" style="text-align: right;">500000</td>' in out
-    assert '<td data-label="rule" style="text-align: left;">"llama3"</td>' in out
+    label = '<span class="pe-card-label" aria-hidden="true">{}</span>'
+    assert '<td data-label="base" style="text-align: right;">' + label.format("base") in out
+    assert '<td data-label="rule" style="text-align: left;">' + label.format("rule") in out
+    assert out.count("pe-card-label") == 4  # every cell, the row's name too (hidden there)
 
 
 def test_narrow_tables_and_numeric_matrices_stay_tables():
@@ -452,7 +494,7 @@ def test_narrow_tables_and_numeric_matrices_stay_tables():
 
 #: Symbols the prose sets as math, written as plain text (``ω_i``, ``d_model``, ``‖x‖``,
 #: ``√d``, ``10000^(−2i/d)``): captions, table headers and figure text must use ``$…$``.
-PLAIN_SYMBOL = re.compile(r"[ωθλ]_\w|\bd_model\b|\bM_k\b|\^\(|\^[−-]|2π/ω|‖|√")
+PLAIN_SYMBOL = re.compile(r"[ωθλζ]_\w|\bd_model\b|\bhead_dim\b|\bM_k\b|\^\(|\^[−-]|2π/ω|‖|√")
 
 
 def _plain_symbols(text: str) -> list[str]:
@@ -468,7 +510,7 @@ def test_math_notation_sets_plain_symbols_as_math():
         r"the mean of $\|PE\|^2 / \|x\|^2$, $x$ kept"
     )
     assert math_notation("correct: ω_i = 10000^(−2i/d)") == r"correct: $\omega_i = 10000^{-2i/d}$"
-    assert math_notation("head_dim = 64, no symbol here") == "head_dim = 64, no symbol here"
+    assert math_notation("head_dim = 64, d_k in the glossary") == "$d_k = 64$, d_k in the glossary"
 
 
 def test_the_notation_check_sees_plain_symbols():
@@ -507,3 +549,13 @@ def test_caption_math_becomes_mathml():
     html = inline_math_html(r"PE for $d_{\text{model}} = 8$, costs $5")
     assert html.count('class="arithmatex"') == 1 and "costs $5" in html
     assert "<math" in render_math(html, "a.md")
+
+
+def test_every_list_of_references_has_its_heading():
+    """A page's references sit under "## References", not in the list before them."""
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    for page in docs.rglob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        for match in re.finditer(r"^\{\{ references:", text, re.M):
+            before = text[: match.start()].rstrip().splitlines()[-1]
+            assert before == "## References", f"{page.name}: {before!r}"

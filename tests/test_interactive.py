@@ -389,8 +389,9 @@ def test_built_site_ships_the_script_and_every_widget(site):
         html = (site / page.replace(".md", ".html")).read_text(encoding="utf-8")
         assert f'data-interactive="{name}"' in html
         assert "assets/javascripts/interactive.js" in html
-    # pages without a widget do not load the script
+    # pages without a widget do not load the script, nor does the one-page book (for print)
     assert "interactive.js" not in (site / "index.html").read_text(encoding="utf-8")
+    assert "interactive.js" not in (site / "print_page.html").read_text(encoding="utf-8")
 
 
 _STATE = """(name) => {

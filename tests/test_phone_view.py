@@ -42,7 +42,8 @@ _FIGURES = """async () => {
 
 # every display formula wider than its box: its width, the box's and its start
 _DISPLAYS = """() => [...document.querySelectorAll(".md-typeset div.arithmatex")]
-  .map(d => ({math: d.querySelector("math"), box: d.clientWidth}))
+  .map(d => ({math: d.querySelector("math"), box: Math.min(d.clientWidth,
+               document.querySelector(".md-content__inner").clientWidth)}))
   .filter(d => d.math && d.math.getBoundingClientRect().width > d.box + 0.5)
   .map(d => ({width: d.math.getBoundingClientRect().width, box: d.box,
               text: d.math.textContent.replace(/\\s+/g, " ").slice(0, 50)}))"""
@@ -63,6 +64,19 @@ _TABLES = """() => [...document.querySelectorAll(".md-typeset table:not(.highlig
   })"""
 
 
+# how wide the page is against the window (a page wider than its window scrolls sideways),
+# and the first elements that stick out, to name the culprit
+_PAGE_WIDTH = """() => ({
+  page: document.documentElement.scrollWidth, window: window.innerWidth,
+  out: [...document.querySelectorAll(".md-content__inner p, .md-content__inner li")]
+    .filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right >
+      window.innerWidth + 1).slice(0, 3).map(e => e.textContent.trim().slice(0, 60)),
+})"""
+
+#: (scheme, width, path) → what _PAGE_WIDTH saw; filled by the views fixture.
+PAGE_WIDTHS: dict = {}
+
+
 @pytest.fixture(scope="module")
 def views(browser, server, site):
     """Every page's figures and tables, per palette and width (the session's Chromium)."""
@@ -81,6 +95,7 @@ def views(browser, server, site):
                     page.evaluate(_TABLES),
                     page.evaluate(_DISPLAYS),
                 )
+                PAGE_WIDTHS[(scheme, width, path)] = page.evaluate(_PAGE_WIDTH)
             context.close()
     return pages, seen
 
@@ -146,3 +161,15 @@ def test_no_display_formula_is_wider_than_its_column(views, scheme, width):
         for d in displays
     ]
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_page_scrolls_sideways(views, scheme, width):
+    """Wide content scrolls inside its own box (tables, code, displays), never the page."""
+    problems = [
+        f"{path}: {seen['page']} px in a {seen['window']} px window; {seen['out']}"
+        for (s, w, path), seen in PAGE_WIDTHS.items()
+        if (s, w) == (scheme, width) and seen["page"] > seen["window"]
+    ]
+    assert PAGE_WIDTHS and not problems, "\n".join(problems)

@@ -151,8 +151,9 @@ plt.show()
 #
 # To run a RoPE model on longer inputs than it was trained on, the methods rescale
 # the rotation frequencies. Plot each method's frequency divided by the original one,
-# pair by pair, for `head_dim = 128`: position interpolation, NTK-aware scaling and
-# YaRN stretching a 4096-token context 4 times (`base = 10000`), and Llama 3's rule
+# pair by pair, for a head width $d_k = 128$ (`head_dim`): position interpolation,
+# NTK-aware scaling and YaRN stretching a 4096-token context 4 times (`base = 10000`),
+# and Llama 3's rule
 # with the settings Llama 3.1 ships with (`base = 500000`, factor 8, trained on 8192
 # tokens). Position interpolation divides every frequency; NTK-aware scaling keeps the
 # fastest pair and divides the slowest by the factor; YaRN and Llama 3 keep the fast

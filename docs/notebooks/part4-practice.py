@@ -105,9 +105,9 @@ plt.show()
 # %% [markdown]
 # ## 2. RoPE: interleaved or halves
 #
-# RoFormer, GPT-J and Meta's Llama code rotate dimensions `(2i, 2i + 1)` together;
+# RoFormer, GPT-J and Meta's Llama code rotate dimensions $(2i, 2i + 1)$ together;
 # GPT-NeoX and Hugging Face's Llama code (`rotate_half`, shared by many of its models)
-# rotate `(i, i + head_dim / 2)`. Other Hugging Face models keep the interleaved pairs:
+# rotate $(i, i + d_k/2)$, with $d_k$ the head width (`head_dim`). Other Hugging Face models keep the interleaved pairs:
 # GPT-J (`rotate_every_two`), Llama 4 and DeepSeek-V2 (complex multiplies), DeepSeek-V3
 # (interleaved pairs rotated at run time); chapter 16 names them. The same weights give
 # different attention scores in the two layouts — unless the query and key

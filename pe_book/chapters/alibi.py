@@ -9,6 +9,7 @@ from pe_explained.attention import softmax
 
 from .. import Table, figure, table, value
 from ..interactive import colormap_stops, interactive
+from ..render import format_cell
 from ..style import THEMES, direct_labels, new_figure
 
 HEAD_COUNTS = (8, 12, 16)
@@ -97,14 +98,14 @@ def _row_term_difference() -> float:
 
 @value("row_term_difference")
 def _():
-    return f"{_row_term_difference():.1e}"
+    return format_cell(_row_term_difference(), ".1e")
 
 
 @value("weight_far_last_query")
 def _():
     # attention weight of the first key for the last of 64 queries, steepest head, zero scores
     weights = softmax(alibi_bias(FIGURE_HEADS, 64, dtype=np.float64)[0])
-    return f"{weights[-1, 0]:.1e}"
+    return format_cell(float(weights[-1, 0]), ".1e")
 
 
 @value("weight_far_last_query_flat")

@@ -62,9 +62,10 @@ def _span(values) -> tuple[float, float, float]:
 
 
 def _cell(values, spec: str = ".2f") -> str:
-    """``mean (min–max)`` over the seeds."""
+    """``mean (min–max)`` over the seeds; the range never breaks at its dash (word
+    joiners around it)."""
     mean, low, high = _span(values)
-    return f"{mean:{spec}} ({low:{spec}}–{high:{spec}})"
+    return f"{mean:{spec}} ({low:{spec}}\u2060–\u2060{high:{spec}})"
 
 
 def _passkey_by_length(metrics: dict, n: int) -> list[float]:

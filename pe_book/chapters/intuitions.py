@@ -16,6 +16,7 @@ from pe_explained.properties import (
 )
 
 from .. import Table, figure, table, value
+from ..render import format_cell
 from ..style import new_figure
 
 CLOCK_D_MODEL, CLOCK_POSITIONS = 8, 7  # four clocks, hands for positions 0 … 6
@@ -166,7 +167,7 @@ def _():
 
 @value("clock_return_gap")
 def _():
-    return f"{closest_position(sinusoidal(1000, 2), 0)[1]:.1e}"
+    return format_cell(float(closest_position(sinusoidal(1000, 2), 0)[1]), ".1e")
 
 
 @value("speed_ratio_d8")
@@ -267,7 +268,7 @@ def _rotary_rows():
 def _():
     return Table(
         [
-            "head_dim",
+            "head width head_dim",
             "step ‖PE(1) − PE(0)‖",
             "closest offset ≥ 2",
             "its distance",
@@ -275,7 +276,7 @@ def _():
         ],
         _rotary_rows(),
         formats={
-            "head_dim": "d",
+            "head width head_dim": "d",
             "closest offset ≥ 2": ",d",
             "step ‖PE(1) − PE(0)‖": ".4f",
             "its distance": ".4f",

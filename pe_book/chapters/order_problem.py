@@ -8,6 +8,7 @@ from pe_explained import sinusoidal
 from pe_explained.attention import attention_weights, self_attention, toy_embeddings
 
 from .. import Table, figure, table, value
+from ..render import format_cell
 from ..style import new_figure
 
 D_MODEL, SEED = 16, 0
@@ -104,7 +105,7 @@ def _(theme):
 
 @value("max_difference_without_pe")
 def _():
-    return f"{max(_per_word_difference(False).values()):.1e}"
+    return format_cell(float(max(_per_word_difference(False).values())), ".1e")
 
 
 @value("min_difference_with_pe")

@@ -14,6 +14,7 @@ from pe_explained.precision import (
 )
 
 from .. import Table, figure, table, value
+from ..render import format_cell
 from ..style import new_figure
 
 HEAD_DIM, BASE = 128, 10000.0
@@ -64,8 +65,8 @@ def _window(length: int) -> np.ndarray:
 
 
 def _sci(x: float) -> str:
-    """``5.7e−05``: two significant digits, the minus sign the tables print."""
-    return f"{x:.1e}".replace("-", "−")
+    """``5.7×10⁻⁵``: two significant digits, as the tables print them."""
+    return format_cell(float(x), ".1e")
 
 
 @cache

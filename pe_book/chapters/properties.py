@@ -15,6 +15,7 @@ from pe_explained.properties import (
 )
 
 from .. import Table, figure, table, value
+from ..notation import DM
 from ..style import new_figure, phone_layout_active
 
 MATRIX_POSITIONS, MATRIX_D_MODELS = 64, (16, 128)
@@ -44,7 +45,7 @@ def _(theme):
     axes = fig.subplots(1, 2)
     for ax, d_model, dist in zip(axes, MATRIX_D_MODELS, scaled, strict=True):
         image = ax.imshow(dist, cmap=theme.sequential, vmin=0, vmax=top, interpolation="nearest")
-        ax.set_title(f"$d_{{\\mathrm{{model}}}} = {d_model}$")
+        ax.set_title(f"${DM} = {d_model}$")
         ax.set_xlabel("position q")
         ax.set_ylabel("position p")
     fig.colorbar(
@@ -73,9 +74,7 @@ def _(theme):
     for d_model in CURVE_D_MODELS:
         dist = distance_by_offset(k, d_model) / np.sqrt(d_model)
         turn = first_distance_decrease(d_model)
-        (line,) = ax.plot(
-            k, dist, label=f"$d_{{\\mathrm{{model}}}} = {d_model}$ (first drop after $k = {turn}$)"
-        )
+        (line,) = ax.plot(k, dist, label=f"${DM} = {d_model}$ (first drop after $k = {turn}$)")
         ax.plot(
             [turn],
             [dist[turn]],

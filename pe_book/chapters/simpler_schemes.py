@@ -72,6 +72,7 @@ def _():
         ],
         rows,
         formats={
+            "width": ",d",
             "largest norm": ",.4g",
             "smallest norm": ".4g",
             "smallest neighbour distance": ".4g",

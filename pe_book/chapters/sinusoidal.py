@@ -9,6 +9,7 @@ from pe_explained.conventions import tensor2tensor_timing_signal
 
 from .. import Table, figure, table, value
 from ..interactive import colormap_stops, interactive
+from ..notation import DM
 from ..style import THEMES, new_figure
 
 HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
@@ -119,7 +120,7 @@ def _(theme):
             lam,
             marker="o" if d_model == 64 else None,
             markersize=3,
-            label=f"$d_{{\\mathrm{{model}}}} = {d_model}$ ({len(lam)} pairs)",
+            label=f"${DM} = {d_model}$ ({len(lam)} pairs)",
         )
     ax.axhline(2 * np.pi * 10000, color=theme.muted, linestyle="--", linewidth=1)
     ax.text(

@@ -15,6 +15,7 @@ from pe_explained.xpos import (
 )
 
 from .. import Table, figure, table, value
+from ..render import format_cell
 from ..style import new_figure
 
 HEAD_DIM, SCALE_BASE = 64, 512
@@ -96,7 +97,7 @@ def _():
     for i in (0, 8, 16, 24, 31):
         rows.append([i, zeta[i], *(zeta[i] ** (d / SCALE_BASE) for d in (512, 2048, 8192))])
     return Table(
-        ["pair i", "ζ_i", "factor at distance 512", "at 2048", "at 8192"],
+        ["pair i", "decay ζ_i", "factor at distance 512", "at 2048", "at 8192"],
         rows,
         default_format=".3g",
     )
@@ -213,8 +214,8 @@ def _():
     for name, info in formats.items():
         smallest, largest = float(info.smallest_normal), float(info.max)
         p = xpos_safe_position(HEAD_DIM, smallest=smallest, largest=largest, scale_base=SCALE_BASE)
-        big = f"{largest:,.0f}" if largest < 1e6 else f"{largest:.3g}"
-        rows.append([name, f"{smallest:.3g}".replace("-", "−"), big, int(p), 2 * int(p)])
+        big = f"{largest:,.0f}" if largest < 1e6 else format_cell(largest, ".2e")
+        rows.append([name, format_cell(smallest, ".2e"), big, int(p), 2 * int(p)])
     return Table(
         ["format", "smallest normal", "largest", "largest |position|", "centred sequence"],
         rows,

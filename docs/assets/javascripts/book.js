@@ -36,9 +36,21 @@
     });
   }
 
+  // The theme adds and replaces nodes in bursts (code buttons, search results, the
+  // one-page book's contents): label once per frame, not once per change, since each
+  // pass measures which boxes scroll.
+  let queued = false;
+  const later = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      label();
+    });
+  };
   const start = () => {
     label();
-    new MutationObserver(label).observe(document.body, { childList: true, subtree: true });
+    new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
   };
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
