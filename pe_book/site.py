@@ -380,7 +380,7 @@ _RAW_TEX = re.compile(r"\$\$|\\[()\[\]]|\\[a-zA-Z]{2,}|(?<![\w$])\$[^\s$<][^$<\n
 _GENERATED_TABLE = re.compile(
     r'(<p class="table-caption"[^>]*>.*?</p>\s*)<table>(.*?)</table>', re.S
 )
-_HEADER = re.compile(r"<th[^>]*>(.*?)</th>", re.S)
+_HEADER = re.compile(r"<th(?:\s[^>]*)?>(.*?)</th>", re.S)  # not <thead>
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
 _CELL_OPEN = re.compile(r"<td((?:\s[^>]*)?)>")
 #: Tables of at least this many columns whose rows are named by text become cards.

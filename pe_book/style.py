@@ -246,7 +246,7 @@ def direct_labels(ax, lines, labels, theme: Theme) -> None:
 DIRECT_LABEL = "direct-label"
 
 
-def space_labels(fig: Figure, gap_points: float = 1.5) -> None:
+def space_labels(fig: Figure, gap_points: float = 3.0) -> None:
     """Move the end labels of every axes of ``fig`` apart so that none overlap.
 
     Heights are the labels' own, as drawn (wrapped or raised text included): from the

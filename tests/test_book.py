@@ -477,6 +477,8 @@ def test_a_wide_table_with_row_names_becomes_cards_on_phones():
     assert '<td data-label="base" style="text-align: right;">' + label.format("base") in out
     assert '<td data-label="rule" style="text-align: left;">' + label.format("rule") in out
     assert out.count("pe-card-label") == 4  # every cell, the row's name too (hidden there)
+    assert '<td data-label="model" style="text-align: left;">' + label.format("model") in out
+    assert out.count("<tr>") == _TABLE_HTML.count("<tr>")  # no header markup in a label
 
 
 def test_narrow_tables_and_numeric_matrices_stay_tables():

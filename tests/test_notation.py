@@ -10,7 +10,7 @@ import pytest
 
 from pe_book.chapters.glossary import chapter_number
 from pe_book.notation import DM, SYMBOLS, glossary_term, tex
-from pe_book.site import expand_shortcodes
+from pe_book.site import _outside_fences, expand_shortcodes
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -95,3 +95,18 @@ def test_captions_and_figures_set_the_model_width_as_the_glossary():
     assert DM == SYMBOLS["d_model"].math[0]
     assert tex("d_model") == DM
     assert tex("√d_model") == rf"\sqrt{{{DM}}}"
+
+
+def test_headings_name_no_symbol_in_plain_text():
+    """Headings are plain text (they feed the contents and the anchors): they say in words
+    what the prose sets as math, never ``√d_model`` or ``ω_i`` typed out."""
+    plain = re.compile(r"√|\bd_model\b|\bhead_dim\b|[ωθλζ]_\w|\^\(")
+    found = []
+    for page in DOCS.rglob("*.md"):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        found += [
+            f"{page.relative_to(DOCS)}: {line}"
+            for line, outside in zip(lines, _outside_fences(lines), strict=True)
+            if outside and line.startswith("#") and plain.search(line)
+        ]
+    assert not found, found

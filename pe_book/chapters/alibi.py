@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from pe_explained.alibi import alibi_bias, alibi_slopes
 from pe_explained.attention import softmax
@@ -18,7 +19,7 @@ FIGURE_HEADS, FIGURE_LEN = 8, 12
 
 @table(
     "slopes_by_heads",
-    caption="ALiBi slopes m_h for 8, 12 and 16 heads (exact values, rounded to 6 digits).",
+    caption="ALiBi slopes $m_h$ for 8, 12 and 16 heads (exact values, rounded to 6 digits).",
 )
 def _():
     slopes = {n: alibi_slopes(n) for n in HEAD_COUNTS}
@@ -137,9 +138,9 @@ def _():
         f"origin with slopes from −{alibi_slopes(FIGURE_HEADS)[0]:g} to "
         f"−{alibi_slopes(FIGURE_HEADS)[-1]:g}."
     ),
-    caption=f"ALiBi with {FIGURE_HEADS} heads. Left: head 1's bias matrix (keys after the "
-    "query are masked, blank). Right: every head's bias is a straight line in the distance; "
-    "the slopes halve from head to head.",
+    caption=f"ALiBi with {FIGURE_HEADS} heads. Left (above on a phone): head 1's bias matrix "
+    "(keys after the query are masked, blank). Right (below): every head's bias is a "
+    "straight line in the distance; the slopes halve from head to head.",
 )
 def _(theme):
     bias = alibi_bias(FIGURE_HEADS, FIGURE_LEN, dtype=np.float64)
@@ -150,8 +151,8 @@ def _(theme):
     image = left.imshow(shown, cmap=theme.sequential, interpolation="nearest")
     left.set_xlabel("key position j")
     left.set_ylabel("query position i")
-    left.set_title(f"head 1, $m = {slopes[0]:g}$")
-    fig.colorbar(image, ax=left, shrink=0.85, label="bias $-m\\,(i - j)$")
+    left.set_title(f"head 1, $m_1 = {slopes[0]:g}$")
+    fig.colorbar(image, ax=left, shrink=0.85, label="bias $-m_1\\,(i - j)$")
     distance = np.arange(FIGURE_LEN)
     # ordered colours, steepest darkest, each at least 3:1 on the page background
     colours = theme.line_colours(FIGURE_HEADS)
@@ -159,10 +160,12 @@ def _(theme):
         right.plot(distance, -slopes[h] * distance, color=colours[h])[0]
         for h in range(FIGURE_HEADS)
     ]
-    labels = [f"head {h + 1}: $m = 2^{{{np.log2(slopes[h]):g}}}$" for h in range(FIGURE_HEADS)]
+    # the slope of head h is m_h (the glossary's name): its subscript names the head
+    labels = [f"$m_{{{h + 1}}} = 2^{{{np.log2(slopes[h]):g}}}$" for h in range(FIGURE_HEADS)]
     left.set_xticks(range(0, FIGURE_LEN, 3))
     left.set_yticks(range(0, FIGURE_LEN, 3))
     right.set_xlabel("distance i − j (positions)")
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))  # distances are whole numbers
     right.set_ylabel("bias added to the score")
     right.grid(True)
     direct_labels(right, lines, labels, theme)

@@ -6,9 +6,90 @@ from pe_explained.learned import learned_parameter_count
 from pe_explained.rope import rope_frequencies
 
 from .. import Table, table, value
+from ..site import cite_markdown
+
+PAGE = "practice/choosing.md"
 
 D_MODEL, NUM_HEADS, NUM_LAYERS, SEQ_LEN, T5_BUCKETS = 4096, 32, 32, 4096, 32
 HEAD_DIM = D_MODEL // NUM_HEADS
+
+
+def _cite(*keys: str) -> str:
+    return "; ".join(cite_markdown(key, PAGE) for key in keys)
+
+
+@table(
+    "at_a_glance",
+    caption="The encodings side by side: where each acts, what it knows about position, "
+    "what has been measured beyond the training length, and models that use it.",
+)
+def _():
+    glance = [
+        (
+            "sinusoidal ([ch. 3](../foundations/sinusoidal.md))",
+            "added to the input embeddings",
+            "absolute (relative through rotation)",
+            f"degrades in ALiBi's tests {_cite('press2022')}",
+            f"original Transformer {_cite('vaswani2017')}",
+        ),
+        (
+            "learned absolute ([ch. 9](../model/learned.md))",
+            "added to the input embeddings",
+            "absolute",
+            "none: no vector past `max_len`",
+            f"BERT {_cite('devlin2019')}, GPT-2 {_cite('radford2019')}",
+        ),
+        (
+            "T5 relative bias ([ch. 13](../modern/t5-bias.md))",
+            "added to every score",
+            "relative, bucketed",
+            f"any length runs; degrades in ALiBi's language-model tests {_cite('press2022')}, "
+            f"best explicit encoding on small reasoning tasks {_cite('kazemnejad2023')}",
+            f"T5 {_cite('raffel2020')}",
+        ),
+        (
+            "ALiBi ([ch. 12](../modern/alibi.md))",
+            "added to every score",
+            "relative, linear penalty",
+            f"stable perplexity beyond training length {_cite('press2022')}",
+            f"BLOOM {_cite('bigscience2022')}, MPT {_cite('mosaicml2023')}",
+        ),
+        (
+            "RoPE ([ch. 11](../modern/rope.md))",
+            "rotates queries and keys",
+            "relative (from absolute rotations)",
+            "degrades without rescaling; extended by PI, NTK, YaRN "
+            f"([ch. 15](../modern/context-extension.md)) {_cite('chen2023', 'peng2024')}",
+            f"GPT-NeoX {_cite('black2022')}, Llama {_cite('touvron2023')}, "
+            f"Mistral {_cite('jiang2023')}, Qwen {_cite('bai2023')}",
+        ),
+        (
+            "xPos ([ch. 14](../modern/xpos-nope.md))",
+            "rotates and scales queries and keys",
+            "relative, with decay",
+            f"reported better than RoPE past training length {_cite('sun2023')}; on the "
+            "book's models it holds its loss but loses a far key ([ch. 22](evidence.md))",
+            "research models",
+        ),
+        (
+            "NoPE ([ch. 14](../modern/xpos-nope.md))",
+            "nowhere: the causal mask alone",
+            "implicit (decoders only)",
+            f"generalised better on small reasoning tasks {_cite('kazemnejad2023')}",
+            f"research models {_cite('haviv2022')}; some layers of Llama 4 and Command R7B "
+            "([ch. 21](todays-models.md))",
+        ),
+    ]
+    return Table(
+        [
+            "encoding",
+            "where it acts",
+            "absolute or relative",
+            "length beyond training",
+            "notable models",
+        ],
+        glance,
+    )
 
 
 @table(

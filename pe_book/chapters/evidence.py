@@ -223,9 +223,10 @@ def _(theme):
     ),
     caption=lambda: (
         f"Loss of models trained at {results('length_generalisation')['train_len']} tokens "
-        "(dotted line), read at longer lengths. Left: the text cut into windows of the "
-        "length, every token scored. Right: a window of the length slid over the text, only "
-        "the tokens with nearly a full window of context scored. Lines: mean over the seeds; "
+        "(dotted line), read at longer lengths. Left (above on a phone): the text cut into "
+        "windows of the length, every token scored. Right (below): a window of the length "
+        "slid over the text, only the tokens with nearly a full window of context scored. "
+        "Lines: mean over the seeds; "
         "dots: each seed."
     ),
 )

@@ -45,7 +45,8 @@ def _still_columns(table: np.ndarray) -> int:
     "width. Right, the encoding with the doubled exponent: the stripes widen twice as fast "
     "and far more columns are flat (sine near 0, cosine near 1) over all positions.",
     caption=lambda: (
-        "The correct table (left) and the table of the doubled-exponent bug (right), "
+        "The correct table (left, or above on a phone) and the table of the doubled-exponent "
+        "bug (right, or below), "
         f"{BUG_POSITIONS} positions × {BUG_D_MODEL} dimensions. With the bug, "
         f"{_still_columns(sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL))} of "
         f"{BUG_D_MODEL} columns change by less than {STILL} over all {BUG_POSITIONS} positions; "

@@ -146,7 +146,8 @@ def _(theme):
         if layout == "interleaved" and not phone_layout_active():
             for r, c in zip(*np.nonzero(m), strict=True):
                 shade = "white" if abs(m[r, c]) > 0.6 else "black"
-                ax.text(c, r, f"{m[r, c]:.3f}", ha="center", va="center", color=shade, fontsize=6)
+                value = f"{m[r, c]:.3f}".replace("-", "−")  # the ticks' minus sign
+                ax.text(c, r, value, ha="center", va="center", color=shade, fontsize=6)
         ax.set_title(f"layout = {layout!r}")
         ax.set_xticks(range(M_D_MODEL))
         ax.set_yticks(range(M_D_MODEL))

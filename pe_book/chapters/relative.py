@@ -47,7 +47,8 @@ def _annotated(ax, data, cmap, vmin, vmax, dark_cell):
     f"the same offsets clipped to between -{MAX_DISTANCE} and {MAX_DISTANCE} and shifted to "
     f"0 to {2 * MAX_DISTANCE}, so every diagonal beyond distance {MAX_DISTANCE} repeats the "
     "outermost value.",
-    caption=f"Left: the offset j − i between key j and query i. Right: the row of Shaw et "
+    caption=f"Left (above on a phone): the offset j − i between key j and query i. Right "
+    f"(below): the row of Shaw et "
     f"al.'s table each pair uses, clip(j − i, −k, k) + k with k = {MAX_DISTANCE}: "
     f"{2 * MAX_DISTANCE + 1} vectors serve every distance.",
 )
