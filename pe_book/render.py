@@ -28,7 +28,7 @@ import pe_explained
 
 from . import FIGURES, TABLES, Table, load_all
 from .notation import math_notation
-from .style import THEMES, phone_layout, raise_small_text
+from .style import THEMES, phone_layout, raise_small_text, tidy_stacked_panels
 from .svg import compact_svg, embed_images_unresampled
 
 __all__ = [
@@ -91,6 +91,7 @@ def draw_figure(name: str, theme: str, layout: str = "wide"):
     with warnings.catch_warnings():  # a layout before the text is raised need not fit
         warnings.simplefilter("ignore", UserWarning)
         fig.draw_without_rendering()  # creates the tick labels, so they are raised too
+    tidy_stacked_panels(fig)
     raise_small_text(fig)
     return fig
 

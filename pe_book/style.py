@@ -312,14 +312,55 @@ def _texts(fig: Figure) -> list[Text]:
     return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
 
 
+def tidy_stacked_panels(fig: Figure) -> None:
+    """Finish a phone figure whose panels were stacked (:class:`_PhoneFigure`).
+
+    * An axis title drawn for the bottom row of the wide grid, on a panel that now sits
+      above another with the same title and shows no tick labels of its own, is removed
+      (the lowest panel keeps it).
+    * A figure of several panels with a legend in only one of them gets that legend
+      under the whole figure, where it covers no data.
+
+    Call after a layout (``fig.draw_without_rendering()``): it reads where panels are.
+    """
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+    boxes = {ax: ax.get_position() for ax in axes}
+    for ax in axes:
+        title = ax.get_xlabel()
+        shown = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        if not title or shown:
+            continue
+        box = boxes[ax]
+        below = [
+            other
+            for other in axes
+            if other is not ax
+            and other.get_xlabel() == title
+            and boxes[other].y1 <= box.y0 + 1e-6
+            and min(boxes[other].x1, box.x1) > max(boxes[other].x0, box.x0)
+        ]
+        if below:
+            ax.set_xlabel("")
+    with_legend = [ax for ax in axes if ax.get_legend() is not None]
+    if len(axes) > 1 and len(with_legend) == 1 and not fig.legends:
+        ax = with_legend[0]
+        legend = ax.get_legend()
+        handles, labels = ax.get_legend_handles_labels()  # the artists the legend names
+        if labels == [t.get_text() for t in legend.get_texts()]:
+            legend.remove()
+            fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+
+
 def raise_small_text(fig: Figure, points: float = PHONE_MIN_POINTS) -> None:
     """Set every visible text of ``fig`` smaller than ``points`` to ``points``, and let
     text wider than the figure wrap at its edge."""
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    in_legends = {id(t) for legend in legends if legend is not None for t in legend.get_texts()}
     for text in _texts(fig):
         if text.get_fontsize() < points:
             text.set_fontsize(points)
         text.set_text(unbreakable_math(text.get_text()))
-        text.set_wrap(True)
+        text.set_wrap(id(text) not in in_legends)  # a legend's entries keep their lines
     space_labels(fig)  # raised or wrapped end labels take more room
 
 

@@ -13,7 +13,15 @@ from pe_book.notation import math_notation
 from pe_book.references import REFERENCES
 from pe_book.render import draw_figure, format_cell, render_svg, svg_size, table_markdown
 from pe_book.site import BookError, card_tables, expand_shortcodes, inline_math_html, render_math
-from pe_book.style import MAX_LEGEND_ENTRIES, PHONE_WIDTH, THEMES, new_figure, smallest_text
+from pe_book.style import (
+    MAX_LEGEND_ENTRIES,
+    PHONE_WIDTH,
+    THEMES,
+    new_figure,
+    phone_layout,
+    smallest_text,
+    tidy_stacked_panels,
+)
 
 matplotlib.use("Agg")
 load_all()
@@ -49,6 +57,25 @@ def test_phone_variant_wraps_text_only_between_formulas(name):
                 r"\\text\{[^{}]*\}", "", "".join(re.findall(r"\$[^$]*\$", text.get_text()))
             )
             assert " " not in math, f"{name}: {text.get_text()!r}"
+
+
+def test_stacked_panels_keep_one_axis_title_and_move_a_lone_legend_under_the_figure():
+    """A 2 × 2 grid stacked for a phone: the wide grid's bottom-row titles sit under
+    panels 3 and 4, now one above the other; panel 3 shows no ticks (shared x), so its
+    title goes. A legend in one panel of several moves under the figure."""
+    with phone_layout():
+        fig = new_figure(7.0, 5.0)
+        axes = fig.subplots(2, 2, sharex=True)
+    for k, ax in enumerate(axes.flat):
+        ax.plot([0, 1], [0, k], label=f"line {k}")
+    for ax in axes[1]:
+        ax.set_xlabel("length")
+    axes[0, 1].legend()
+    fig.draw_without_rendering()
+    tidy_stacked_panels(fig)
+    stacked = sorted(axes.flat, key=lambda ax: -ax.get_position().y0)
+    assert [ax.get_xlabel() for ax in stacked] == ["", "", "", "length"]
+    assert axes[0, 1].get_legend() is None and len(fig.legends) == 1
 
 
 def _legend_sizes(fig) -> list[int]:
