@@ -28,7 +28,13 @@ import pe_explained
 
 from . import FIGURES, TABLES, Table, load_all
 from .notation import math_notation
-from .style import THEMES, phone_layout, raise_small_text, tidy_stacked_panels
+from .style import (
+    THEMES,
+    labels_under_phone_figure,
+    phone_layout,
+    raise_small_text,
+    tidy_stacked_panels,
+)
 from .svg import compact_svg, embed_images_unresampled
 
 __all__ = [
@@ -92,6 +98,7 @@ def draw_figure(name: str, theme: str, layout: str = "wide"):
         warnings.simplefilter("ignore", UserWarning)
         fig.draw_without_rendering()  # creates the tick labels, so they are raised too
     tidy_stacked_panels(fig)
+    labels_under_phone_figure(fig)
     raise_small_text(fig)
     return fig
 

@@ -225,6 +225,7 @@ def direct_labels(ax, lines, labels, theme: Theme) -> None:
     """
     if len(lines) != len(labels):
         raise ValueError(f"{len(lines)} lines but {len(labels)} labels")
+    ax.pe_direct_labels = list(zip(lines, labels, strict=True))  # for labels_under_phone
     for line, label in zip(lines, labels, strict=True):
         x, y = (np.asarray(v, dtype=float) for v in line.get_data())
         ax.annotate(
@@ -251,17 +252,18 @@ def space_labels(fig: Figure, gap_points: float = 3.0) -> None:
 
     Heights are the labels' own, as drawn (wrapped or raised text included): from the
     lowest up, each label sits at its line's end or just clear of the one below, and
-    the group then moves down by its mean push, so that it stays centred on its lines.
+    the group then moves down by its mean push, so that it stays centred on its lines,
+    as far as the bottom of the axes allows (the tick labels are below it).
     """
-    groups = [[t for t in ax.texts if t.get_gid() == DIRECT_LABEL] for ax in fig.axes]
-    groups = [labels for labels in groups if labels]
+    groups = [(ax, [t for t in ax.texts if t.get_gid() == DIRECT_LABEL]) for ax in fig.axes]
+    groups = [(ax, labels) for ax, labels in groups if labels]
     if not groups:
         return
     with warnings.catch_warnings():  # an intermediate layout need not fit
         warnings.simplefilter("ignore", UserWarning)
         fig.draw_without_rendering()  # once: the labels' heights and their lines' ends
     points = 72 / fig.dpi
-    for labels in groups:
+    for ax, labels in groups:
         ends = [label.xycoords.transform(label.xy)[1] * points for label in labels]
         heights = [label.get_window_extent().height * points for label in labels]
         order = sorted(range(len(labels)), key=ends.__getitem__)
@@ -270,8 +272,14 @@ def space_labels(fig: Figure, gap_points: float = 3.0) -> None:
             clearance = (heights[below] + heights[k]) / 2 + gap_points
             placed[k] = max(ends[k], placed[below] + clearance)
         shift = float(np.mean([placed[k] - ends[k] for k in order]))
+        # but never below the axes, into its tick labels
+        bottom = min(placed[k] - shift - heights[k] / 2 for k in order)
+        shift -= max(0.0, ax.get_window_extent().y0 * points - bottom)
+        # all in one column just right of the axes: leaders run level, not through text
+        right = ax.get_window_extent().x1 * points + 8
+        xs = [label.xycoords.transform(label.xy)[0] * points for label in labels]
         for k, label in enumerate(labels):
-            label.xyann = (14, placed[k] - shift - ends[k])
+            label.xyann = (max(14.0, right - xs[k]), placed[k] - shift - ends[k])
 
 
 def label_on_line(ax, line, x: float, text: str, theme: Theme, offset=(0, 10), **kwargs):
@@ -349,6 +357,28 @@ def tidy_stacked_panels(fig: Figure) -> None:
         if labels == [t.get_text() for t in legend.get_texts()]:
             legend.remove()
             fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+
+
+#: On a phone, end labels wider than this share of the figure become a legend under it.
+PHONE_LABEL_SHARE = 0.3
+
+
+def labels_under_phone_figure(fig: Figure) -> None:
+    """On a phone, end labels (:func:`direct_labels`) that would take more than
+    :data:`PHONE_LABEL_SHARE` of the width become one legend under the figure, so the
+    plot keeps the column's width. Call after a layout."""
+    width = fig.bbox.width
+    for ax in fig.axes:
+        pairs = getattr(ax, "pe_direct_labels", None)
+        texts = [t for t in ax.texts if t.get_gid() == DIRECT_LABEL]
+        if not pairs or not texts or fig.legends:
+            continue
+        if max(t.get_window_extent().width for t in texts) <= PHONE_LABEL_SHARE * width:
+            continue
+        for text in texts:
+            text.remove()
+        lines, labels = zip(*pairs, strict=True)
+        fig.legend(lines, labels, loc="outside lower center", ncols=1, frameon=False)
 
 
 def raise_small_text(fig: Figure, points: float = PHONE_MIN_POINTS) -> None:

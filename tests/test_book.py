@@ -17,6 +17,8 @@ from pe_book.style import (
     MAX_LEGEND_ENTRIES,
     PHONE_WIDTH,
     THEMES,
+    direct_labels,
+    labels_under_phone_figure,
     new_figure,
     phone_layout,
     smallest_text,
@@ -76,6 +78,20 @@ def test_stacked_panels_keep_one_axis_title_and_move_a_lone_legend_under_the_fig
     stacked = sorted(axes.flat, key=lambda ax: -ax.get_position().y0)
     assert [ax.get_xlabel() for ax in stacked] == ["", "", "", "length"]
     assert axes[0, 1].get_legend() is None and len(fig.legends) == 1
+
+
+@pytest.mark.parametrize(("label", "moved"), [("a", False), ("a long label " * 3, True)])
+def test_wide_end_labels_move_under_a_phone_figure(label, moved):
+    theme = THEMES["light"]
+    with phone_layout():
+        fig = new_figure(7.0, 3.0)
+    ax = fig.add_subplot()
+    lines = [ax.plot([0, 1], [0, k])[0] for k in range(6)]
+    direct_labels(ax, lines, [f"{label}{k}" for k in range(6)], theme)
+    fig.draw_without_rendering()
+    labels_under_phone_figure(fig)
+    assert bool(fig.legends) == moved
+    assert len([t for t in ax.texts if t.get_text()]) == (0 if moved else 6)
 
 
 def _legend_sizes(fig) -> list[int]:
