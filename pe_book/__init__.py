@@ -96,13 +96,16 @@ class Table:
     """A table of library results; the renderer formats every cell the same way.
 
     ``formats`` maps a column name to a format spec (``".4f"``, ``",.0f"``,
-    ``".3e"``); floats in other columns use ``default_format``.
+    ``".3e"``); floats in other columns use ``default_format``. A column whose floats
+    are all whole numbers prints them without decimals, unless ``whole_numbers`` is
+    False (a column of measurements that all happen to be 1 still reads 1.00).
     """
 
     columns: Sequence[str]
     rows: Sequence[Sequence]
     formats: dict[str, str] = field(default_factory=dict)
     default_format: str = ".4f"
+    whole_numbers: bool = True
 
 
 @dataclass(frozen=True)

@@ -267,7 +267,8 @@ def table_markdown(name: str) -> str:
             raise ValueError(f"table {name!r} row {i} has {len(row)} cells, not {len(columns)}")
     specs = [tab.formats.get(c, tab.default_format) for c in columns]
     for j, spec in enumerate(specs):
-        if _whole_column([row[j] for row in tab.rows]) and not spec.endswith("%"):
+        whole = tab.whole_numbers and _whole_column([row[j] for row in tab.rows])
+        if whole and not spec.endswith("%"):
             specs[j] = ",.0f" if "," in spec else ".0f"  # whole numbers: no decimals
     cells = [[format_cell(v, s) for s, v in zip(specs, row, strict=True)] for row in tab.rows]
     numeric = [

@@ -121,7 +121,8 @@ LIGHT = Theme(
     background="#ffffff",
     text="#1f1f1f",
     muted="#6b6b6b",
-    cycle=("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#2A8CC4", "#000000"),
+    # the sixth a purple, not a second blue beside the first
+    cycle=("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#7B52AE", "#000000"),
     sequential="viridis",
     diverging="RdBu_r",
 )
@@ -132,7 +133,8 @@ DARK = Theme(
     background="#1e2129",
     text="#e8e8e8",
     muted="#a0a0a0",
-    cycle=("#56B4E9", "#E69F00", "#009E73", "#F0E442", "#CC79A7", "#D55E00", "#ffffff"),
+    # the sixth a light red, not a second orange beside #E69F00
+    cycle=("#56B4E9", "#E69F00", "#009E73", "#F0E442", "#CC79A7", "#FF7F7F", "#ffffff"),
     sequential="viridis",
     diverging="RdBu_r",
 )

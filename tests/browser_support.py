@@ -172,6 +172,10 @@ _INSPECT = """() => {
 
 _RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[()\[\]]|\$\$|(?<![\w$])\$(?=\S)[^$\n]{1,80}?(?<=\S)\$(?!\w)")
 
+#: Markdown that did not render: **bold** markers, a list item run into a paragraph
+#: (" - **"), a table's delimiter row.
+_RAW_MARKDOWN = re.compile(r"\*\*\S[^*\n]{0,80}?\*\*|\s-\s\*\*|\|\s*:?-{3,}:?\s*\|")
+
 _AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 _AXE_RUN = """async ([tags, skip]) => {
   const rules = Object.fromEntries(skip.map(id => [id, {enabled: false}]));
@@ -289,6 +293,7 @@ class PageChecker:
         report.math += [f"not MathML: {t!r}" for t in seen["arithmatexWithoutMath"]]
         report.math += [f"MathML with no width: {t!r}" for t in seen["emptyMath"]]
         report.math += [f"raw TeX in the text: {m!r}" for m in _RAW_TEX.findall(seen["text"])]
+        report.math += [f"raw Markdown: {m!r}" for m in _RAW_MARKDOWN.findall(seen["text"])]
         report.palette += self._palette_problems(seen, page=path)
         if self.axe:
             page.add_script_tag(path=str(axe_script()))

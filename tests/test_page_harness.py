@@ -161,3 +161,18 @@ def test_pages_draw_figures_off_screen():
     start_session(namespace)
     assert namespace == {"__name__": "__page__"}
     assert matplotlib.get_backend().lower() == "agg"
+
+
+@pytest.mark.parametrize(
+    ("text", "raw"),
+    [
+        ("changes each row. - **The sum of the attention outputs differs", True),
+        ("the | --- | row", True),
+        ("a **bold** word left as typed", True),
+        ("a list item, then - a dash, and x ** 2 in prose", False),
+    ],
+)
+def test_the_browser_check_sees_markdown_that_did_not_render(text, raw):
+    from browser_support import _RAW_MARKDOWN
+
+    assert bool(_RAW_MARKDOWN.search(text)) == raw

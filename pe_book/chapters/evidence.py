@@ -646,7 +646,9 @@ def _():
             metrics = data["methods"][method][stage]
             accs = [_span(_passkey_by_length(metrics, n))[0] for n in lengths]
             rows.append([label, stage.replace("_", "-"), *accs])
-    return Table(["method", "stage", *(f"{n:,}" for n in lengths)], rows, default_format=".2f")
+    columns = ["method", "stage", *(f"{n:,}" for n in lengths)]
+    # accuracies keep two decimals even where every model scored 1
+    return Table(columns, rows, default_format=".2f", whole_numbers=False)
 
 
 # Numbers quoted in the prose ---------------------------------------------------------

@@ -115,7 +115,7 @@ def _(theme):
         f"{rope_decay_bound([float(DECAY_LATER)], HEAD_DIM)[0]:.2f} at {DECAY_LATER}). The "
         f"curve for base {LLAMA3_BASE:g} falls more slowly."
     ),
-    caption="The long-term decay: RoFormer's upper bound (1/(d/2))·Σ_j |S_j| against the "
+    caption="The long-term decay: RoFormer's upper bound $(2/d_k)\\sum_j |S_j|$ against the "
     f"relative distance m − n, for head_dim = {HEAD_DIM}. A larger base slows the decay.",
 )
 def _(theme):
@@ -130,7 +130,7 @@ def _(theme):
             linewidth=1.2,
         )
     ax.set_xlabel("relative distance m − n  (positions)")
-    ax.set_ylabel("relative upper bound  (1/(d/2)) Σ_j |S_j|")
+    ax.set_ylabel(r"relative upper bound  $(2/d_k)\sum_j |S_j|$")
     ax.set_ylim(bottom=0)
     ax.grid(True)
     ax.legend(loc="upper right")
