@@ -133,8 +133,8 @@ DARK = Theme(
     background="#1e2129",
     text="#e8e8e8",
     muted="#a0a0a0",
-    # the sixth a light red, not a second orange beside #E69F00
-    cycle=("#56B4E9", "#E69F00", "#009E73", "#F0E442", "#CC79A7", "#FF7F7F", "#ffffff"),
+    # the sixth a lavender, not a second orange beside #E69F00
+    cycle=("#56B4E9", "#E69F00", "#009E73", "#F0E442", "#CC79A7", "#B39DDB", "#ffffff"),
     sequential="viridis",
     diverging="RdBu_r",
 )

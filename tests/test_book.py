@@ -604,3 +604,9 @@ def test_every_list_of_references_has_its_heading():
         for match in re.finditer(r"^\{\{ references:", text, re.M):
             before = text[: match.start()].rstrip().splitlines()[-1]
             assert before == "## References", f"{page.name}: {before!r}"
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_every_table_has_a_caption(name):
+    """A table's number is followed by a sentence saying what it shows."""
+    assert len(TABLES[name].caption.split()) >= 5, TABLES[name].caption

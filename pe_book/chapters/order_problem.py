@@ -36,7 +36,11 @@ def _per_word_difference(with_pe: bool) -> dict[str, float]:
     }
 
 
-@table("outputs")
+@table(
+    "outputs",
+    caption="How much each word's attention output changes when the sentence is "
+    "reordered: the largest difference over its entries, without and with positions.",
+)
 def _():
     without, with_pe = _per_word_difference(False), _per_word_difference(True)
     rows = [[w, without[w], with_pe[w]] for w in SENTENCE_A]
@@ -47,7 +51,11 @@ def _():
     )
 
 
-@table("bag_of_words")
+@table(
+    "bag_of_words",
+    caption="The sum of the input vectors over the sentence, for both word orders: "
+    "adding positions does not make it tell the orders apart.",
+)
 def _():
     rows = []
     for with_pe in (False, True):

@@ -26,7 +26,11 @@ def _():
     return Table(columns, [[p, *row] for p, row in enumerate(pe.tolist())])
 
 
-@table("frequencies_d8")
+@table(
+    "frequencies_d8",
+    caption="The four pairs of the encoding for d_model = 8: their columns, frequency "
+    "and wavelength.",
+)
 def _():
     d_model = 8
     omega = sinusoidal_frequencies(d_model)
