@@ -610,3 +610,14 @@ def test_every_list_of_references_has_its_heading():
 def test_every_table_has_a_caption(name):
     """A table's number is followed by a sentence saying what it shows."""
     assert len(TABLES[name].caption.split()) >= 5, TABLES[name].caption
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_values_write_powers_of_ten_not_e_notation(name):
+    """A number in the prose reads 5.6×10⁻¹⁷ (render.format_cell), never 5.6e-17."""
+    assert not re.search(r"\de[-+−]\d", VALUES[name].text())
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_tables_write_powers_of_ten_not_e_notation(name):
+    assert not re.search(r"\de[-+−]\d", table_markdown(name))

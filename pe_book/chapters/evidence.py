@@ -18,6 +18,7 @@ import numpy as np
 from pe_explained import t5_relative_bucket
 
 from .. import Table, figure, table, value
+from ..notation import DM
 from ..style import label_line_ends, new_figure, phone_layout_active
 
 DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "experiments"
@@ -116,7 +117,10 @@ def _():
     s = data["settings"]
     ext = results("context_extension")
     rows = [
-        ["model", f"decoder, {s['layers']} layers, d_model {s['d_model']}, {s['heads']} heads"],
+        [
+            "model",
+            f"decoder, {s['layers']} layers, width ${DM} = {s['d_model']}$, {s['heads']} heads",
+        ],
         ["parameters", f"{data['methods']['rope']['parameters']:,} (RoPE)"],
         ["training", f"{s['steps']} steps of {s['batch']} × {data['train_len']} tokens"],
         ["evaluation lengths", ", ".join(f"{n:,}" for n in data["eval_lens"])],

@@ -35,9 +35,13 @@ def _rms_norm(rows: np.ndarray) -> float:
 def _():
     unscaled, scaled, pe = _rows(D_MODEL, SEQ_LEN)
     rows = [
-        ["token embedding E[t]", _rms_norm(unscaled), float(np.sqrt(np.mean(unscaled**2)))],
-        ["E[t] · √d_model", _rms_norm(scaled), float(np.sqrt(np.mean(scaled**2)))],
-        ["PE[pos]", _rms_norm(pe), float(np.sqrt(np.mean(pe**2)))],
+        ["token embedding $E[t]$", _rms_norm(unscaled), float(np.sqrt(np.mean(unscaled**2)))],
+        [
+            r"$E[t] \cdot \sqrt{d_{\text{model}}}$",
+            _rms_norm(scaled),
+            float(np.sqrt(np.mean(scaled**2))),
+        ],
+        ["$PE[pos]$", _rms_norm(pe), float(np.sqrt(np.mean(pe**2)))],
     ]
     return Table(["vector", "typical norm ‖·‖", "RMS of one entry"], rows, default_format=".2f")
 

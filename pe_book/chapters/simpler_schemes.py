@@ -38,7 +38,7 @@ def _tables() -> dict[str, np.ndarray]:
         f"index / seq_len (seq_len = {MAX_LEN:,})": normalized_index_encoding(MAX_LEN, MAX_LEN),
         "one-hot": one_hot_encoding(MAX_LEN, MAX_LEN),
         f"binary ({NUM_BITS} bits)": binary_encoding(MAX_LEN, NUM_BITS),
-        f"sinusoidal (d_model = {SUMMARY_D_MODEL})": sinusoidal(MAX_LEN, SUMMARY_D_MODEL),
+        f"sinusoidal (${DM} = {SUMMARY_D_MODEL}$)": sinusoidal(MAX_LEN, SUMMARY_D_MODEL),
     }
 
 

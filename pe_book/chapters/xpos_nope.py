@@ -185,7 +185,7 @@ def _pair0_extremes(length: int) -> tuple[float, float]:
 
 
 for _length in CENTRED_LENGTHS:
-    value(f"centred_{_length}_min")(lambda n=_length: f"{_pair0_extremes(n)[0]:.2g}")
+    value(f"centred_{_length}_min")(lambda n=_length: format_cell(_pair0_extremes(n)[0], ".2g"))
     value(f"centred_{_length}_max")(
         lambda n=_length: (
             f"{_pair0_extremes(n)[1]:,.0f}"
