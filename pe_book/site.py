@@ -454,3 +454,30 @@ def unbroken_options(page_html: str) -> str:
 
     parts = _PRE.split(page_html)  # odd parts are code blocks
     return "".join(p if k % 2 else _INLINE_CODE.sub(code, p) for k, p in enumerate(parts))
+
+
+_INLINE_MATH_SPAN = re.compile(
+    r"(\()?(<span class=\"arithmatex\"><math\b[^>]*display=\"inline\"[^>]*>.*?</math></span>)"
+    r"([.,;:!?)\]]+)?",
+    re.S,
+)
+
+
+def bound_punctuation(page_html: str) -> str:
+    """Inline math kept on one line with the bracket before it and the punctuation after
+    it, so that a narrow line never starts with a lone ``.`` or ``)`` after a formula.
+
+    >>> m = '<span class="arithmatex"><math display="inline"><mi>x</mi></math></span>'
+    >>> bound_punctuation(f"is ({m}).") == f'is <span class="pe-nobreak">({m}).</span>'
+    True
+    >>> bound_punctuation(f"a {m} b") == f"a {m} b"
+    True
+    """
+
+    def bind(match: re.Match) -> str:
+        before, math, after = match.group(1) or "", match.group(2), match.group(3) or ""
+        if not before and not after:
+            return math
+        return f'<span class="pe-nobreak">{before}{math}{after}</span>'
+
+    return _INLINE_MATH_SPAN.sub(bind, page_html)

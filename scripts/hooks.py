@@ -93,7 +93,7 @@ def on_page_content(html, page, config, files):
             html = notebooks.finish_page(html, page, config, files)
         else:
             html = site.render_math(html, page.file.src_uri)
-            html = site.unbroken_options(site.card_tables(html))
+            html = site.unbroken_options(site.card_tables(site.bound_punctuation(html)))
     except site.BookError as exc:
         raise PluginError(str(exc)) from exc
     _math_chars.update(_book("fonts").math_characters(html))
