@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["DM", "SYMBOLS", "Symbol", "glossary_term", "math_notation", "tex"]
+__all__ = ["DM", "SYMBOLS", "TEX_SPAN", "Symbol", "glossary_term", "math_notation", "tex"]
 
 
 @dataclass(frozen=True)
@@ -234,7 +234,9 @@ _FORMULA = re.compile(
     rf"{_TERM}(?:\s*[/·×]\s*(?:{_TERM}|\d+))*"
     rf"(?:\s*=\s*(?:{_TERM}|(?:{_NUMBER})(?![\w]))(?:\s*[/·×]\s*(?:{_TERM}|\d+))*)?"
 )
-_MATH = re.compile(r"\$[^$]*\$")
+#: A ``$…$`` span of inline TeX, captured (so ``split`` keeps it): the one pattern
+#: captions, table cells and figure text are cut into math and text by.
+TEX_SPAN = re.compile(r"(\$[^$]*\$)")
 
 
 def math_notation(text: str) -> str:
@@ -244,7 +246,7 @@ def math_notation(text: str) -> str:
     'PE for $d_{\\\\text{model}} = 8$, wavelength $2\\\\pi/\\\\omega_i$'
     """
     pieces, last = [], 0
-    for math in _MATH.finditer(text):
+    for math in TEX_SPAN.finditer(text):
         pieces.append(_FORMULA.sub(lambda m: f"${tex(m.group(0))}$", text[last : math.start()]))
         pieces.append(math.group(0))
         last = math.end()

@@ -27,7 +27,7 @@ from matplotlib.text import Text
 import pe_explained
 
 from . import FIGURES, TABLES, Table, load_all
-from .notation import math_notation
+from .notation import TEX_SPAN, math_notation
 from .style import (
     THEMES,
     labels_under_phone_figure,
@@ -229,9 +229,6 @@ def _whole_column(values) -> bool:
     )
 
 
-_CELL_MATH = re.compile(r"(\$[^$]*\$)")
-
-
 def table_cell(text: str) -> str:
     """``text`` made safe inside a Markdown table row: a ``|`` outside math is escaped;
     inside ``$…$`` a norm ``\\|`` becomes ``\\Vert`` and a bar ``|`` becomes ``\\vert``
@@ -241,7 +238,7 @@ def table_cell(text: str) -> str:
     >>> table_cell(r"a | b, $\\|x\\| + |y|$")
     'a \\\\| b, $\\\\Vert x\\\\Vert + \\\\vert y\\\\vert$'
     """
-    pieces = _CELL_MATH.split(text)
+    pieces = TEX_SPAN.split(text)
     for k, piece in enumerate(pieces):
         if k % 2:  # math
             piece = re.sub(r"\\\|(?=[A-Za-z])", r"\\Vert ", piece).replace("\\|", "\\Vert")
@@ -276,9 +273,7 @@ def table_markdown(name: str) -> str:
         for j in range(len(columns))
     ]
 
-    escape = table_cell
-
-    lines = ["| " + " | ".join(escape(math_notation(c)) for c in columns) + " |"]
+    lines = ["| " + " | ".join(table_cell(math_notation(c)) for c in columns) + " |"]
     lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
-    lines += ["| " + " | ".join(map(escape, row)) + " |" for row in cells]
+    lines += ["| " + " | ".join(map(table_cell, row)) + " |" for row in cells]
     return "\n".join(lines)

@@ -481,3 +481,12 @@ def bound_punctuation(page_html: str) -> str:
         return f'<span class="pe-nobreak">{before}{math}{after}</span>'
 
     return _INLINE_MATH_SPAN.sub(bind, page_html)
+
+
+def finish_html(page_html: str, page: str) -> str:
+    """A chapter's HTML as the site shows it: its math set (:func:`render_math`), each
+    inline formula bound to its punctuation (:func:`bound_punctuation`), wide comparison
+    tables marked as cards (:func:`card_tables`) and hyphenated inline code kept whole
+    (:func:`unbroken_options`)."""
+    html = bound_punctuation(render_math(page_html, page))
+    return unbroken_options(card_tables(html))

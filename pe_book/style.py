@@ -19,6 +19,8 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from .notation import TEX_SPAN
+
 __all__ = [
     "THEMES",
     "Theme",
@@ -396,7 +398,6 @@ def raise_small_text(fig: Figure, points: float = PHONE_MIN_POINTS) -> None:
     space_labels(fig)  # raised or wrapped end labels take more room
 
 
-_MATHTEXT = re.compile(r"\$[^$]*\$")
 _TEXT_COMMAND = re.compile(r"(\\text\{[^{}]*\})")
 _COMMAND_SPACE = re.compile(r"(\\[A-Za-z]+) +(?=[A-Za-z])")
 
@@ -421,7 +422,7 @@ def unbreakable_math(text: str) -> str:
         parts = _TEXT_COMMAND.split(math.group(0))
         return "".join(p if k % 2 else _squeeze(p) for k, p in enumerate(parts))
 
-    return _MATHTEXT.sub(squeeze, text)
+    return TEX_SPAN.sub(squeeze, text)
 
 
 def smallest_text(fig: Figure, column: float = PHONE_COLUMN) -> float:

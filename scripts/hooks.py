@@ -92,8 +92,7 @@ def on_page_content(html, page, config, files):
         if notebooks.is_notebook(page.file.src_uri):
             html = notebooks.finish_page(html, page, config, files)
         else:
-            html = site.render_math(html, page.file.src_uri)
-            html = site.unbroken_options(site.card_tables(site.bound_punctuation(html)))
+            html = site.finish_html(html, page.file.src_uri)
     except site.BookError as exc:
         raise PluginError(str(exc)) from exc
     _math_chars.update(_book("fonts").math_characters(html))

@@ -73,13 +73,14 @@ _PAGE_WIDTH = """() => ({
       window.innerWidth + 1).slice(0, 3).map(e => e.textContent.trim().slice(0, 60)),
 })"""
 
-#: (scheme, width, path) → what _PAGE_WIDTH saw; filled by the views fixture.
-PAGE_WIDTHS: dict = {}
+#: What the views fixture measures on each page, by name.
+_MEASURES = {"figures": _FIGURES, "tables": _TABLES, "displays": _DISPLAYS, "page": _PAGE_WIDTH}
 
 
 @pytest.fixture(scope="module")
 def views(browser, server, site):
-    """Every page's figures and tables, per palette and width (the session's Chromium)."""
+    """Every page's figures, tables, displays and width, per palette and window width
+    (the session's Chromium): ``seen[(scheme, width, path)][measure]``."""
     pages = [p for p in pages_of(site) if p != PRINT_PAGE]
     seen = {}
     for scheme in ("light", "dark"):
@@ -90,23 +91,23 @@ def views(browser, server, site):
             page = context.new_page()
             for path in pages:
                 page.goto(server + path, wait_until="load")
-                seen[(scheme, width, path)] = (
-                    page.evaluate(_FIGURES),
-                    page.evaluate(_TABLES),
-                    page.evaluate(_DISPLAYS),
-                )
-                PAGE_WIDTHS[(scheme, width, path)] = page.evaluate(_PAGE_WIDTH)
+                seen[(scheme, width, path)] = {
+                    name: page.evaluate(script) for name, script in _MEASURES.items()
+                }
             context.close()
     return pages, seen
 
 
+def _at(seen: dict, scheme: str, width: int, measure: str):
+    """(path, what ``measure`` saw there) for every page in one palette at one width."""
+    return [(path, v[measure]) for (s, w, path), v in seen.items() if (s, w) == (scheme, width)]
+
+
 def test_pages_with_figures_and_cards_are_found(views):
     pages, seen = views
-    with_figures = {path for (_, _, path), (figures, _, _) in seen.items() if figures}
+    with_figures = {path for (_, _, path), v in seen.items() if v["figures"]}
     assert "foundations/sinusoidal.html" in with_figures and len(with_figures) >= 15
-    cards = {
-        path for (_, _, path), (_, tables, _) in seen.items() if any(t["cards"] for t in tables)
-    }
+    cards = {path for (_, _, path), v in seen.items() if any(t["cards"] for t in v["tables"])}
     assert {"practice/conventions.html", "practice/todays-models.html"} <= cards
 
 
@@ -115,9 +116,7 @@ def test_pages_with_figures_and_cards_are_found(views):
 def test_each_width_shows_its_variant_loaded_and_within_the_column(views, scheme, width):
     _, seen = views
     problems = []
-    for (s, w, path), (figures, _, _) in seen.items():
-        if (s, w) != (scheme, width):
-            continue
+    for path, figures in _at(seen, scheme, width, "figures"):
         for f in figures:
             phone = f["src"].endswith("-phone.svg")
             if phone != (width == 390) or f"-{scheme}" not in f["src"]:
@@ -136,9 +135,7 @@ def test_each_width_shows_its_variant_loaded_and_within_the_column(views, scheme
 def test_tables_fit_or_show_that_they_scroll(views, scheme, width):
     _, seen = views
     problems = []
-    for (s, w, path), (_, tables, _) in seen.items():
-        if (s, w) != (scheme, width):
-            continue
+    for path, tables in _at(seen, scheme, width, "tables"):
         for t in tables:
             where = f"{path}: table {t['caption']!r}"
             if width == 1280 and t["scrolls"]:
@@ -156,8 +153,7 @@ def test_no_display_formula_is_wider_than_its_column(views, scheme, width):
     _, seen = views
     problems = [
         f"{path}: {d['width']:.0f} px in {d['box']} px: {d['text']}"
-        for (s, w, path), (_, _, displays) in seen.items()
-        if (s, w) == (scheme, width)
+        for path, displays in _at(seen, scheme, width, "displays")
         for d in displays
     ]
     assert not problems, "\n".join(problems)
@@ -167,9 +163,11 @@ def test_no_display_formula_is_wider_than_its_column(views, scheme, width):
 @pytest.mark.parametrize("width", [390, 1280])
 def test_no_page_scrolls_sideways(views, scheme, width):
     """Wide content scrolls inside its own box (tables, code, displays), never the page."""
+    _, seen = views
+    pages = _at(seen, scheme, width, "page")
     problems = [
-        f"{path}: {seen['page']} px in a {seen['window']} px window; {seen['out']}"
-        for (s, w, path), seen in PAGE_WIDTHS.items()
-        if (s, w) == (scheme, width) and seen["page"] > seen["window"]
+        f"{path}: {p['page']} px in a {p['window']} px window; {p['out']}"
+        for path, p in pages
+        if p["page"] > p["window"]
     ]
-    assert PAGE_WIDTHS and not problems, "\n".join(problems)
+    assert pages and not problems, "\n".join(problems)
