@@ -31,6 +31,7 @@ from .notation import TEX_SPAN, math_notation
 from .style import (
     THEMES,
     labels_under_phone_figure,
+    legends_off_phone_data,
     phone_layout,
     raise_small_text,
     tidy_stacked_panels,
@@ -100,6 +101,11 @@ def draw_figure(name: str, theme: str, layout: str = "wide"):
     tidy_stacked_panels(fig)
     labels_under_phone_figure(fig)
     raise_small_text(fig)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fig.draw_without_rendering()  # the raised text's room
+    legends_off_phone_data(fig)
+    raise_small_text(fig)  # the moved legend's entries
     return fig
 
 

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from .notation import TEX_SPAN
+from .overlaps import data_under
 
 __all__ = [
     "THEMES",
@@ -239,10 +240,17 @@ def direct_labels(ax, lines, labels, theme: Theme) -> None:
             xytext=(14, 0),
             textcoords="offset points",
             va="center",
+            multialignment="left",  # a label of two lines reads from one edge
             color=theme.text,
             annotation_clip=False,
             gid=DIRECT_LABEL,
-            arrowprops={"arrowstyle": "-", "color": line.get_color(), "linewidth": 0.8},
+            # from the label's left edge: a leader then never runs through the column
+            arrowprops={
+                "arrowstyle": "-",
+                "color": line.get_color(),
+                "linewidth": 0.8,
+                "relpos": (0.0, 0.5),
+            },
         )
     space_labels(ax.get_figure())
 
@@ -269,7 +277,8 @@ def space_labels(fig: Figure, gap_points: float = 3.0) -> None:
     points = 72 / fig.dpi
     for ax, labels in groups:
         ends = [label.xycoords.transform(label.xy)[1] * points for label in labels]
-        heights = [label.get_window_extent().height * points for label in labels]
+        # the text's own box: an annotation's extent takes in its leader too
+        heights = [Text.get_window_extent(label).height * points for label in labels]
         order = sorted(range(len(labels)), key=ends.__getitem__)
         placed = {order[0]: ends[order[0]]}
         for below, k in zip(order, order[1:], strict=False):
@@ -355,12 +364,26 @@ def tidy_stacked_panels(fig: Figure) -> None:
             ax.set_xlabel("")
     with_legend = [ax for ax in axes if ax.get_legend() is not None]
     if len(axes) > 1 and len(with_legend) == 1 and not fig.legends:
-        ax = with_legend[0]
+        _legend_under_figure(with_legend[0], columns=2)
+
+
+def _legend_under_figure(ax, columns: int) -> None:
+    """Move the legend of ``ax`` under its figure, entries and keys as they were."""
+    legend = ax.get_legend()
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+    legend.remove()
+    ax.get_figure().legend(
+        handles, labels, loc="outside lower center", ncols=columns, frameon=False
+    )
+
+
+def legends_off_phone_data(fig: Figure) -> None:
+    """On a phone, a legend inside its axes that covers the axes' data
+    (:func:`pe_book.overlaps.data_under`) moves under the figure. Call after a layout."""
+    for ax in fig.axes:
         legend = ax.get_legend()
-        handles, labels = ax.get_legend_handles_labels()  # the artists the legend names
-        if labels == [t.get_text() for t in legend.get_texts()]:
-            legend.remove()
-            fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+        if legend is not None and not fig.legends and data_under(legend.get_window_extent(), ax):
+            _legend_under_figure(ax, columns=1)
 
 
 #: On a phone, end labels wider than this share of the figure become a legend under it.

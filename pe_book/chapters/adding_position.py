@@ -114,7 +114,7 @@ def _(theme):
     ax.set_xlabel("position p of the second occurrence")
     ax.set_ylabel("cos(x at 0, x at p)")
     ax.grid(True)
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 0.25))
+    ax.legend(loc="lower left")  # under every curve
     return fig
 
 

@@ -128,7 +128,15 @@ def _(theme):
             pairs, wavelengths / original, linestyle=style, linewidth=1.4
         )
     ax.axhline(CONTEXT, color=theme.muted, linestyle="--", linewidth=1)
-    ax.text(0, CONTEXT * 1.6, f"original context = {CONTEXT:,}", color=theme.text, fontsize=8.5)
+    ax.annotate(  # under the line at the fast end, where every line runs far below it
+        f"original context\n= {CONTEXT:,}",
+        (0, CONTEXT),
+        xytext=(0, -3),
+        textcoords="offset points",
+        va="top",
+        color=theme.text,
+        fontsize=8.5,
+    )
     ax.set_yscale("log")
     ax.minorticks_off()
     ax.set_ylabel(r"wavelength $2\pi/\omega_i$  (positions)")
@@ -146,9 +154,9 @@ def _(theme):
     for name, x, offset, ha in (
         (original_name, last - 8, (0, 9), "center"),
         (pi_name, 2, (-4, 9), "left"),
-        (ntk_name, last - 6, (0, -10), "center"),
+        (ntk_name, last - 11, (2, -12), "left"),
         (dynamic_name, last - 12, (-8, 10), "right"),
-        (yarn_name, 28, (-6, 10), "right"),
+        (yarn_name, 22, (-2, 14), "center"),
         (llama_name, 40, (8, -6), "left"),
     ):
         label_on_line(stretch_ax, stretches[name], x, name, theme, offset, ha=ha)

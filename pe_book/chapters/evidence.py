@@ -98,11 +98,15 @@ def _references(ax, theme, data: dict, keys=("unigram_entropy", "loss_floor")) -
     names = {"unigram_entropy": "unigram entropy", "loss_floor": "loss floor"}
     for key, text in ((k, names[k]) for k in keys):
         ax.axhline(ref[key], color=theme.muted, linewidth=0.9, linestyle="--")
+        # the entropy at the right end, where the curves have fallen far below it; the
+        # floor in the middle, clear of the training length's line and the end labels
+        x, align = (0.99, "right") if key == "unigram_entropy" else (0.5, "center")
         ax.annotate(
             text,
-            (0.01, ref[key]),
+            (x, ref[key]),
             xycoords=("axes fraction", "data"),
             va="bottom",
+            ha=align,
             fontsize=8,
             color=theme.muted,
         )
@@ -509,7 +513,7 @@ def _(theme):
             ax.set_title(f"{stage}: {'loss' if row == 0 else 'passkey accuracy'}")
             ax.set_ylabel(axes[row, 0].get_ylabel())
         axes[1, 1].set_ylim(-0.03, 1.03)
-    axes[0, 1].legend(fontsize=8, loc="upper left")
+    axes[0, 1].legend(fontsize=8, loc="upper right")  # clear of the target length's line
     return fig
 
 

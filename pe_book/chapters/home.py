@@ -7,7 +7,7 @@ import numpy as np
 from pe_explained import alibi_slopes, rope_frequencies, sinusoidal
 
 from .. import figure
-from ..style import new_figure
+from ..style import label_on_line, new_figure
 
 #: Sinusoidal panel: positions × d_model. ALiBi panel: positions and heads.
 TABLE_POSITIONS, TABLE_D_MODEL = 64, 64
@@ -71,14 +71,16 @@ def _(theme):
 
     plain, _ = rope_frequencies(HEAD_DIM, base=BASE)
     pairs = np.arange(HEAD_DIM // 2)
-    for (label, scaling), colour, style in zip(
-        METHODS.items(), theme.cycle, ("-", "--", ":"), strict=False
+    # each line labelled where it runs clear of the others: (pair, offset in points, align)
+    places = ((20, (0, -10), "center"), (30, (-18, 14), "center"), (40, (8, -8), "left"))
+    for (label, scaling), colour, style, (pair, offset, align) in zip(
+        METHODS.items(), theme.cycle, ("-", "--", ":"), places, strict=False
     ):
         inv_freq, _ = rope_frequencies(HEAD_DIM, base=BASE, scaling=scaling)
-        stretch_ax.plot(pairs, plain / inv_freq, style, color=colour, label=label)
+        (line,) = stretch_ax.plot(pairs, plain / inv_freq, style, color=colour)
+        label_on_line(stretch_ax, line, pair, label, theme, offset, ha=align, fontsize=8)
     stretch_ax.set_title("stretching RoPE 4×", fontsize=10)
     stretch_ax.set_xlabel("pair i (fast → slow)")
     stretch_ax.set_ylabel("wavelength stretch")
-    stretch_ax.legend(fontsize=8, loc="center left")
     stretch_ax.grid(True, axis="y")
     return fig

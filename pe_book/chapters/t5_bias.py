@@ -85,7 +85,7 @@ def _():
     caption=f"T5's bucket of every relative position ({NUM_BUCKETS} buckets, max_distance "
     f"{MAX_DISTANCE}). Near 0 "
     "every distance has its own bucket; further out the steps widen logarithmically; past the "
-    "last step every distance shares one bucket. The dashed lines mark ±max_distance.",
+    "last step every distance shares one bucket. The dotted lines mark ±max_distance.",
 )
 def _(theme):
     rel = np.arange(-2 * MAX_DISTANCE, 2 * MAX_DISTANCE + 1)
@@ -105,5 +105,5 @@ def _(theme):
     ax.set_xlabel("relative position j − i  (key − query, in positions)")
     ax.set_ylabel("bucket index")
     ax.grid(True)
-    ax.legend(loc="center right")
+    fig.legend(loc="outside upper center", ncols=2)  # every part of the plot holds data
     return fig
