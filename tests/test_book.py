@@ -539,7 +539,11 @@ def test_narrow_tables_and_numeric_matrices_stay_tables():
 
 #: Symbols the prose sets as math, written as plain text (``ω_i``, ``d_model``, ``‖x‖``,
 #: ``√d``, ``10000^(−2i/d)``): captions, table headers and figure text must use ``$…$``.
-PLAIN_SYMBOL = re.compile(r"[ωθλζ]_\w|\bd_model\b|\bhead_dim\b|\bM_k\b|\^\(|\^[−-]|2π/ω|‖|√")
+PLAIN_SYMBOL = re.compile(
+    r"[ωθλζ]_\w|\bd_model\b|\bhead_dim\b|\bM_k\b|\^\(|\^[−-]|2π|‖|√"
+    # and formulas in plain text: PE(p), sums, products, "k = 4", cos(…), "j − i", floors
+    r"|\bPE\(|Σ|·|\b[a-zA-Z]\s?[=<>≤]\s?\d|\b(?:cos|sin|ln|clip)\(|\b[a-z] − [a-z]\b|⌊"
+)
 
 
 def _plain_symbols(text: str) -> list[str]:
@@ -560,6 +564,8 @@ def test_math_notation_sets_plain_symbols_as_math():
 
 def test_the_notation_check_sees_plain_symbols():
     assert _plain_symbols("the wavelength 2π/ω_i for d_model = 8")
+    for formula in ("PE(p) · PE(p+k)", "with k = 4", "offset j − i", "cos(k ω_i)", "Σ_i"):
+        assert _plain_symbols(f"the {formula} here"), formula
     assert not _plain_symbols(r"the wavelength $2\pi/\omega_i$ for $d_{\text{model}} = 8$")
 
 

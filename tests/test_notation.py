@@ -110,3 +110,37 @@ def test_headings_name_no_symbol_in_plain_text():
             if outside and line.startswith("#") and plain.search(line)
         ]
     assert not found, found
+
+
+#: Names of symbols as code spells them; in prose they are code (backticks) or math.
+_CODE_NAME = re.compile(r"\b(?:seq_len|d_model|num_heads|head_dim|max_len)\b")
+
+
+def bare_code_names(line: str) -> list[str]:
+    """The symbol names of ``line`` written neither as code, nor as math, nor inside a
+    shortcode, a link target or an anchor.
+
+    >>> bare_code_names("a (seq_len, d_model) table, `max_len` rows, $d_k$ wide")
+    ['seq_len', 'd_model']
+    """
+    for pattern in (r"`[^`]*`", r"\$[^$]*\$", r"\{\{[^}]*\}\}", r"\]\([^)]*\)", r"#[\w-]+"):
+        line = re.sub(pattern, " ", line)
+    return _CODE_NAME.findall(line)
+
+
+def test_prose_writes_no_symbol_as_a_bare_code_name():
+    """Chapter 7 once gave a shape as "(seq_len, d_model)" in plain text: a reader sees
+    neither the code nor the book's symbols. Shapes are math, $(L, d_{\\text{model}})$."""
+    found = []
+    for page in DOCS.rglob("*.md"):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        found += [
+            f"{page.relative_to(DOCS)}: {line.strip()}"
+            for line, outside in zip(lines, _outside_fences(lines), strict=True)
+            if outside and not line.lstrip().startswith(">>>") and bare_code_names(line)
+        ]
+    assert not found, found
+
+
+def test_the_bare_name_check_sees_chapter_7s_old_shape():
+    assert bare_code_names("The table has shape (seq_len, d_model) and") == ["seq_len", "d_model"]

@@ -18,6 +18,7 @@ from pe_explained.embedding import (
 )
 
 from .. import Table, figure, table, value
+from ..notation import DM
 from ..style import new_figure, phone_layout_active
 
 D_MODEL, NUM_POSITIONS, NUM_WORDS, SEED = 512, 512, 512, 0
@@ -108,11 +109,11 @@ def _(theme):
     ax = fig.add_subplot()
     positions = np.arange(SAME_WORD_POSITIONS)
     ax.plot(positions, np.ones(SAME_WORD_POSITIONS), label="without PE")
-    ax.plot(positions, _same_word_cosines(True), label="√d_model · e + PE  (the paper)")
-    ax.plot(positions, _same_word_cosines(False), label="e + PE  (no scaling)")
+    ax.plot(positions, _same_word_cosines(True), label=f"$\\sqrt{{{DM}}}\\,e + PE$  (the paper)")
+    ax.plot(positions, _same_word_cosines(False), label="$e + PE$  (no scaling)")
     ax.set_ylim(0, 1.08)
-    ax.set_xlabel("position p of the second occurrence")
-    ax.set_ylabel("cos(x at 0, x at p)")
+    ax.set_xlabel("position $p$ of the second occurrence")
+    ax.set_ylabel("cosine of $x$ at 0 and at $p$")
     ax.grid(True)
     ax.legend(loc="lower left")  # under every curve
     return fig

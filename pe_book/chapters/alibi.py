@@ -164,7 +164,7 @@ def _(theme):
     labels = [f"$m_{{{h + 1}}} = 2^{{{np.log2(slopes[h]):g}}}$" for h in range(FIGURE_HEADS)]
     left.set_xticks(range(0, FIGURE_LEN, 3))
     left.set_yticks(range(0, FIGURE_LEN, 3))
-    right.set_xlabel("distance i − j (positions)")
+    right.set_xlabel("distance $i - j$ (positions)")
     right.xaxis.set_major_locator(MaxNLocator(integer=True))  # distances are whole numbers
     right.set_ylabel("bias added to the score")
     right.grid(True)

@@ -224,7 +224,7 @@ def _():
         ],
         [f"longrope, L = {CONTEXT:,}"] + [factor_of(longrope(s)) for s in FACTORS],
     ]
-    return Table(["rope_type"] + [f"s = {s:g}" for s in FACTORS], rows)
+    return Table(["rope_type"] + [f"factor $s = {s:g}$" for s in FACTORS], rows)
 
 
 @value("pi_fastest_wavelength")

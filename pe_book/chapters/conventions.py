@@ -123,7 +123,7 @@ def _scores(q, k, inv_freq, layout, attention_factor=1.0):
 @table(
     "rope_layouts",
     caption=f"RoPE conventions, head_dim = {HEAD_DIM}, {SEQ} positions, random queries and "
-    "keys: what changes in the attention scores q·k.",
+    "keys: what changes in the attention scores $q \\cdot k$.",
 )
 def _():
     rng = np.random.default_rng(0)

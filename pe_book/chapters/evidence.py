@@ -115,6 +115,27 @@ def _references(ax, theme, data: dict, keys=("unigram_entropy", "loss_floor")) -
 # Set-up ------------------------------------------------------------------------------
 
 
+@table(
+    "encodings",
+    caption="What each model takes from pe_explained: the one place where the seven "
+    "decoders differ.",
+)
+def _():
+    train_len = results("length_generalisation")["train_len"]
+    uses = {
+        "nope": "nothing: the causal mask alone",
+        "learned": f"a trained table of {train_len} rows; later positions read the last row",
+        "sinusoidal": "`sinusoidal(n, d_model)`, added to the token embeddings",
+        "rope": "`rope_frequencies(head_dim)`, queries and keys rotated",
+        "xpos": "RoPE, then `xpos_scale` on queries and its inverse on keys",
+        "alibi": r"`alibi_slopes(heads)`, a bias of $-m\,(i - j)$",
+        "t5": "`t5_relative_bucket`, one learned bias per bucket and head",
+    }
+    return Table(
+        ["encoding", "what the model uses"], [[ENCODING_LABELS[k], v] for k, v in uses.items()]
+    )
+
+
 @table("setup", caption="How the models were trained and evaluated (the results files' settings).")
 def _():
     data = results("length_generalisation")

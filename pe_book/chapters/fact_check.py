@@ -20,7 +20,7 @@ from pe_explained.properties import (
 )
 
 from .. import Table, figure, table, value
-from ..notation import math_notation
+from ..notation import DM, math_notation
 from ..style import heatmap_panels, new_figure
 
 BUG_POSITIONS, BUG_D_MODEL = 50, 128  # the size the buggy tutorial plots
@@ -166,7 +166,7 @@ def _():
 
 @table(
     "sum_rule",
-    caption=f"Predicting PE(p + k) for all p, k < {SUM_POSITIONS}, d_model = {SUM_D_MODEL}: "
+    caption=f"Predicting $PE(p+k)$ for all $p, k < {SUM_POSITIONS}$, ${DM} = {SUM_D_MODEL}$: "
     r"the relative error $\|\text{prediction} - PE(p+k)\| / \|PE(p+k)\|$ of each rule.",
 )
 def _():

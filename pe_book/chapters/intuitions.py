@@ -38,7 +38,7 @@ QUOTED = ("FORK_D_MODEL", "FORK_CONTEXT", "FORK_PAIRS", "ROTARY_RANGE")
     "span a narrow wedge; on the third and fourth they overlap at 12 o'clock.",
     caption=f"Each pair (sin θ, cos θ) of PE (d_model = {CLOCK_D_MODEL}) drawn as a clock "
     f"hand, for positions 0–{CLOCK_POSITIONS - 1} (darker = earlier → lighter = later). "
-    "Angle θ = pos · ω_i "
+    r"Angle $\theta = pos\,\omega_i$ "
     "is measured clockwise from 12 o'clock.",
 )
 def _(theme):
@@ -65,7 +65,9 @@ def _(theme):
                     fontsize=8,
                 )
         ax.set_title(
-            f"pair i = {i}\nω = {omega[i]:g} rad/pos\nλ = {wavelength[i]:,.0f} pos", fontsize=8.5
+            f"pair $i = {i}$\n$\\omega_{i} = {omega[i]:g}$ rad/pos\n"
+            f"$\\lambda_{i}$ = {wavelength[i]:,.0f} pos",
+            fontsize=8.5,
         )
         ax.set_xlim(-1.4, 1.4)
         ax.set_ylim(-1.4, 1.4)

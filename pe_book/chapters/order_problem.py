@@ -67,7 +67,12 @@ def _():
             ]
         )
     return Table(
-        ["input", "max |Σ x(dog bites man) − Σ x(man bites dog)|"], rows, default_format=".2e"
+        [
+            "input",
+            r"largest entry of $|\sum x(\text{dog bites man}) - \sum x(\text{man bites dog})|$",
+        ],
+        rows,
+        default_format=".2e",
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_explained import sinusoidal
+from pe_explained import sinusoidal, sinusoidal_frequencies
 from pe_explained.properties import (
     difference_cosine,
     distance_by_offset,
@@ -16,7 +16,7 @@ from pe_explained.properties import (
 
 from .. import Table, figure, table, value
 from ..notation import DM
-from ..style import new_figure, phone_layout_active
+from ..style import new_figure
 
 MATRIX_POSITIONS, MATRIX_D_MODELS = 64, (16, 128)
 CURVE_D_MODELS, CURVE_MAX_OFFSET = (16, 64, 512), 60
@@ -33,7 +33,7 @@ DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
     f"small width the colour rises and falls again away from the diagonal; for d_model = "
     f"{MATRIX_D_MODELS[1]} it rises with a small ripple near the diagonal.",
     caption="‖PE(p) − PE(q)‖ for every pair of positions. Each diagonal stripe has one "
-    "colour: the distance depends only on the offset |p − q|. It is not a smooth ramp "
+    "colour: the distance depends only on the offset $|p - q|$. It is not a smooth ramp "
     "away from the diagonal.",
 )
 def _(theme):
@@ -98,8 +98,9 @@ def _(theme):
     f"with its peak of {DOT_D_MODEL // 2} at k = 0, falling with ripples on both sides. "
     f"Markers measured from the table at p = {DOT_STARTS[0]} and p = {DOT_STARTS[1]} lie "
     "on the curve.",
-    caption="PE(p) · PE(p+k) = Σ_i cos(k ω_i): the line is the closed form, the markers "
-    "are dot products of rows of the table starting at two different positions p.",
+    caption=r"$PE(p) \cdot PE(p+k) = \sum_i \cos(k\,\omega_i)$: the line is the closed "
+    "form, the markers are dot products of rows of the table starting at two different "
+    "positions $p$.",
 )
 def _(theme):
     k = np.arange(-DOT_MAX_OFFSET, DOT_MAX_OFFSET + 1)
@@ -116,11 +117,11 @@ def _(theme):
             marker=marker,
             linestyle="none",
             markersize=5,
-            label=f"measured at p = {p}",
+            label=f"measured at $p = {p}$",
             zorder=2,
         )
     ax.set_xlabel("offset k  (positions)")
-    ax.set_ylabel("PE(p) · PE(p+k)")
+    ax.set_ylabel(r"$PE(p) \cdot PE(p+k)$")
     ax.grid(True)
     ax.legend(loc="upper right", fontsize=8.5)
     return fig
@@ -132,9 +133,9 @@ def _(theme):
     "the interleaved layout the non-zero entries form 2 by 2 blocks along the diagonal; in "
     "the split-half layout the same entries sit on the main diagonal and on two diagonals "
     f"{M_D_MODEL // 2} columns away. Every other entry is zero.",
-    caption=f"M_k for k = {M_OFFSET}, d_model = {M_D_MODEL}, with PE(p + k) = M_k · PE(p) for "
-    "every p. One rotation by the angle k ω_i per pair; the layout only decides where "
-    "each pair's four entries sit.",
+    caption=f"$M_k$ for $k = {M_OFFSET}$, ${DM} = {M_D_MODEL}$, with "
+    r"$PE(p+k) = M_k\,PE(p)$ for every $p$. One rotation by the angle $k\,\omega_i$ per "
+    "pair; the layout only decides where each pair's four entries sit.",
 )
 def _(theme):
     fig = new_figure(7.0, 3.5)
@@ -142,24 +143,40 @@ def _(theme):
     for ax, layout in zip(axes, ("interleaved", "halves"), strict=True):
         m = offset_matrix(M_OFFSET, M_D_MODEL, layout=layout)
         image = ax.imshow(m, cmap=theme.diverging, vmin=-1, vmax=1, interpolation="nearest")
-        # the values once (the other panel has the same ones), where the cells hold them
-        if layout == "interleaved" and not phone_layout_active():
-            for r, c in zip(*np.nonzero(m), strict=True):
-                shade = "white" if abs(m[r, c]) > 0.6 else "black"
-                value = f"{m[r, c]:.3f}".replace("-", "−")  # the ticks' minus sign
-                ax.text(c, r, value, ha="center", va="center", color=shade, fontsize=6)
         ax.set_title(f"layout = {layout!r}")
         ax.set_xticks(range(M_D_MODEL))
         ax.set_yticks(range(M_D_MODEL))
-        ax.set_xlabel("input dimension (of PE(p))")
-        ax.set_ylabel("output dimension (of PE(p+k))")
+        ax.set_xlabel("input dimension (of $PE(p)$)")
+        ax.set_ylabel("output dimension (of $PE(p+k)$)")
     fig.colorbar(image, ax=axes, shrink=0.85, label="entry of $M_k$")
     return fig
 
 
 @table(
+    "offset_blocks",
+    caption=f"The entries of $M_k$ drawn above ($k = {M_OFFSET}$, ${DM} = {M_D_MODEL}$): "
+    r"pair $i$'s $2 \times 2$ block has the cosine of $k\,\omega_i$ on its diagonal and the "
+    "sine above it, negated below: a turn by the angle.",
+)
+def _():
+    m = offset_matrix(M_OFFSET, M_D_MODEL)
+    omega = sinusoidal_frequencies(M_D_MODEL)
+    rows = [
+        [i, omega[i], M_OFFSET * omega[i], m[2 * i, 2 * i], m[2 * i, 2 * i + 1]]
+        for i in range(M_D_MODEL // 2)
+    ]
+    return Table(
+        ["pair $i$", r"frequency $\omega_i$", r"angle $k\,\omega_i$", "cosine", "sine"],
+        rows,
+        formats={r"frequency $\omega_i$": "g", r"angle $k\,\omega_i$": "g"},
+    )
+
+
+@table(
     "difference_vectors",
-    caption=f"Difference vectors D_k(p) = PE(p+k) − PE(p) for d_model = {DIFF_D_MODEL}.",
+    caption=f"Difference vectors $D_k(p) = PE(p+k) - PE(p)$ for ${DM} = {DIFF_D_MODEL}$: "
+    r"their length $\Vert D_k(p)\Vert$ and the cosine between $D_k(p)$ and $D_k(p+s)$, "
+    "the same for every $p$: at $s = 1$, and the lowest, with the $s$ where it falls.",
 )
 def _():
     separations = np.arange(1, DIFF_SPAN + 1)
@@ -177,11 +194,11 @@ def _():
         )
     return Table(
         [
-            "k",
-            "‖D_k(p)‖ (every p)",
-            "cos(D_k(p), D_k(p+1)) (every p)",
-            f"lowest cos(D_k(p), D_k(p+s)), s ≤ {DIFF_SPAN}",
-            "at s",
+            "offset $k$",
+            "length",
+            "cosine, $s = 1$",
+            f"lowest cosine, $s \\le {DIFF_SPAN}$",
+            "at $s$",
         ],
         rows,
     )

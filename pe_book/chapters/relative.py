@@ -47,9 +47,10 @@ def _annotated(ax, data, cmap, vmin, vmax, dark_cell):
     f"the same offsets clipped to between -{MAX_DISTANCE} and {MAX_DISTANCE} and shifted to "
     f"0 to {2 * MAX_DISTANCE}, so every diagonal beyond distance {MAX_DISTANCE} repeats the "
     "outermost value.",
-    caption=f"Left (above on a phone): the offset j − i between key j and query i. Right "
+    caption=f"Left (above on a phone): the offset $j - i$ between key $j$ and query $i$. Right "
     f"(below): the row of Shaw et "
-    f"al.'s table each pair uses, clip(j − i, −k, k) + k with k = {MAX_DISTANCE}: "
+    f"al.'s table each pair uses, $\\operatorname{{clip}}(j - i, -k, k) + k$ with "
+    f"$k = {MAX_DISTANCE}$: "
     f"{2 * MAX_DISTANCE + 1} vectors serve every distance.",
 )
 def _(theme):
@@ -64,7 +65,7 @@ def _(theme):
         limit,
         lambda v: abs(v) > 0.6 * limit,
     )  # RdBu is dark at both ends
-    left.set_title("offset j − i  (positions)")
+    left.set_title("offset $j - i$  (positions)")
     _annotated(
         right,
         shaw_relative_index(SEQ_LEN, SEQ_LEN, MAX_DISTANCE),
@@ -73,7 +74,7 @@ def _(theme):
         2 * MAX_DISTANCE,
         lambda v: v < MAX_DISTANCE,
     )  # viridis is dark at the low end
-    right.set_title(f"Shaw table row, k = {MAX_DISTANCE}")
+    right.set_title(f"Shaw table row, $k = {MAX_DISTANCE}$")
     return fig
 
 
@@ -96,7 +97,7 @@ def xl_terms() -> dict[str, np.ndarray]:
     caption="The four terms of a Transformer-XL logit for a random segment (d_model = "
     f"{XL_D_MODEL}, head_dim = {XL_HEAD_DIM}; each panel on its own colour scale, in units "
     "of the logit). (c) depends only on the key, so it is constant "
-    "down each column; (d) depends only on i − j, so it is constant along each diagonal.",
+    "down each column; (d) depends only on $i - j$, so it is constant along each diagonal.",
 )
 def _(theme):
     terms = xl_terms()

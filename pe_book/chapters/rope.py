@@ -81,7 +81,7 @@ def _():
     f"of positions 0 to {TOEPLITZ_POSITIONS - 1} (head_dim = {TOEPLITZ_HEAD_DIM}). Every "
     "diagonal has a single colour: the score depends only on the offset m − n.",
     caption="RoPE scores for one query and one key at all position pairs. Each diagonal "
-    "(fixed m − n) has one value: the score is a function of the offset only.",
+    "(fixed $m - n$) has one value: the score is a function of the offset only.",
 )
 def _(theme):
     scores = _score_matrix()
@@ -99,7 +99,7 @@ def _(theme):
     ax.set_xlabel("key position n")
     ax.set_ylabel("query position m")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
-    bar.set_label("score  R(m)q · R(n)k")
+    bar.set_label(r"score  $q_m^\top k_n$")
     return fig
 
 
@@ -116,7 +116,7 @@ def _(theme):
         f"curve for base {LLAMA3_BASE:g} falls more slowly."
     ),
     caption="The long-term decay: RoFormer's upper bound $(2/d_k)\\sum_j |S_j|$ against the "
-    f"relative distance m − n, for head_dim = {HEAD_DIM}. A larger base slows the decay.",
+    f"relative distance $m - n$, for head_dim = {HEAD_DIM}. A larger base slows the decay.",
 )
 def _(theme):
     distances = np.arange(0, DECAY_MAX + 1, 2, dtype=np.float64)
@@ -129,7 +129,7 @@ def _(theme):
             label=f"base = {base:,.0f}",
             linewidth=1.2,
         )
-    ax.set_xlabel("relative distance m − n  (positions)")
+    ax.set_xlabel("relative distance $m - n$  (positions)")
     ax.set_ylabel(r"relative upper bound  $(2/d_k)\sum_j |S_j|$")
     ax.set_ylim(bottom=0)
     ax.grid(True)

@@ -21,7 +21,7 @@ def _():
     d_model, num_positions = 8, 10
     pe = sinusoidal(num_positions, d_model)
     columns = ["pos"] + [
-        f"{'sin' if j % 2 == 0 else 'cos'} (dim {j}, i={j // 2})" for j in range(d_model)
+        f"{'sin' if j % 2 == 0 else 'cos'}, dim {j} ($i = {j // 2}$)" for j in range(d_model)
     ]
     return Table(columns, [[p, *row] for p, row in enumerate(pe.tolist())])
 
@@ -40,7 +40,7 @@ def _():
         for i, (w, lam) in enumerate(zip(omega, wavelength, strict=True))
     ]
     return Table(
-        ["pair i", "sin column", "cos column", "ω_i (rad/position)", "wavelength 2π/ω_i"],
+        ["pair $i$", "sin column", "cos column", "ω_i (rad/position)", "wavelength 2π/ω_i"],
         rows,
         formats={"ω_i (rad/position)": "g", "wavelength 2π/ω_i": ",.2f"},
     )
@@ -69,7 +69,7 @@ def _(theme):
         interpolation="nearest",
         origin="upper",
     )
-    ax.set_xlabel("dimension index j  (low j = high frequency → high j = low frequency)")
+    ax.set_xlabel("dimension index $j$  (low $j$ = high frequency → high $j$ = low frequency)")
     ax.set_ylabel("position pos")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
     bar.set_label("PE[pos, j]")
@@ -93,7 +93,9 @@ def _(theme):
     ax = fig.add_subplot()
     for j in WAVE_DIMENSIONS:
         ax.plot(
-            positions, pe[:, j], label=f"dim {j} (pair i={j // 2}, λ={wavelengths[j // 2]:.1f})"
+            positions,
+            pe[:, j],
+            label=f"dim {j} (pair $i = {j // 2}$, $\\lambda = {wavelengths[j // 2]:.1f}$)",
         )
     ax.set_xlabel("position pos")
     ax.set_ylabel("PE[pos, j]")
@@ -109,9 +111,9 @@ def _(theme):
     alt="Log-scale plot of the wavelength of each sin/cos pair against the relative pair "
     "index 2i/d_model for d_model = 64 and 512: both lie on one straight rising line, from 2π "
     f"(about {2 * np.pi:.1f} positions) at 0 to just under 2π·10000 at the last pair.",
-    caption="The wavelength of every pair, on a log scale: a geometric ladder from 2π at "
-    "pair 0 (fastest) to just under 2π·base at the last pair (slowest). Against the relative "
-    "index 2i/d_model every width lies on the same line.",
+    caption=r"The wavelength of every pair, on a log scale: a geometric ladder from $2\pi$ at "
+    r"pair 0 (fastest) to just under $2\pi \cdot \text{base}$ at the last pair (slowest). "
+    f"Against the relative index $2i/{DM}$ every width lies on the same line.",
 )
 def _(theme):
     fig = new_figure(7.0, 3.4)
@@ -130,7 +132,7 @@ def _(theme):
     ax.text(
         1.0,
         2 * np.pi * 10000 * 1.3,
-        f"limit 2π · base = {2 * np.pi * 10000:,.0f}",
+        f"limit $2\\pi \\cdot \\text{{base}}$ = {2 * np.pi * 10000:,.0f}",
         color=theme.text,
         fontsize=8.5,
         ha="right",

@@ -49,7 +49,11 @@ def _():
         if b in bidirectional or b in causal:
             rows.append([b, bidirectional.get(b, "—"), causal.get(b, "—")])
     return Table(
-        ["bucket", "distance i − j, bidirectional (encoder)", "distance i − j, causal (decoder)"],
+        [
+            "bucket",
+            "distance $i - j$, bidirectional (encoder)",
+            "distance $i - j$, causal (decoder)",
+        ],
         rows,
     )
 
@@ -102,7 +106,7 @@ def _(theme):
     )
     for x in (-MAX_DISTANCE, MAX_DISTANCE):
         ax.axvline(x, color=theme.muted, linestyle=":", linewidth=1)
-    ax.set_xlabel("relative position j − i  (key − query, in positions)")
+    ax.set_xlabel("relative position $j - i$  (key − query, in positions)")
     ax.set_ylabel("bucket index")
     ax.grid(True)
     fig.legend(loc="outside upper center", ncols=2)  # every part of the plot holds data

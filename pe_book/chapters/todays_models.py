@@ -196,7 +196,8 @@ def _():
     "temperature",
     caption=(
         "Llama 4's query multiplier on its NoPE layers, "
-        "1 + attn_scale · ln(1 + ⌊(p + 1) / floor_scale⌋), with transformers' defaults "
+        r"$1 + \text{attn\_scale} \cdot \ln(1 + \lfloor (p+1) / \text{floor\_scale} \rfloor)$, "
+        "with transformers' defaults "
         "(pe_explained.attention_temperature)."
     ),
 )

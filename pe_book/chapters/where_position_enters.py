@@ -26,7 +26,7 @@ def _shape(name: str) -> str:
 @table(
     "schemes",
     caption=f"Where each family of encodings acts, and the shape of what it adds or applies "
-    f"({CONFIG_TEXT}; Shaw et al. with k = {SHAW_K}).",
+    f"({CONFIG_TEXT}; Shaw et al. with $k = {SHAW_K}$).",
 )
 def _():
     seq_len, d_model = CONFIG["seq_len"], CONFIG["d_model"]
