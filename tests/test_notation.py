@@ -97,18 +97,24 @@ def test_captions_and_figures_set_the_model_width_as_the_glossary():
     assert tex("√d_model") == rf"\sqrt{{{DM}}}"
 
 
+def prose_lines():
+    """``(page, line)`` for every line of every page outside its code fences."""
+    for page in sorted(DOCS.rglob("*.md")):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for line, outside in zip(lines, _outside_fences(lines), strict=True):
+            if outside:
+                yield page.relative_to(DOCS), line
+
+
 def test_headings_name_no_symbol_in_plain_text():
     """Headings are plain text (they feed the contents and the anchors): they say in words
     what the prose sets as math, never ``√d_model`` or ``ω_i`` typed out."""
     plain = re.compile(r"√|\bd_model\b|\bhead_dim\b|[ωθλζ]_\w|\^\(")
-    found = []
-    for page in DOCS.rglob("*.md"):
-        lines = page.read_text(encoding="utf-8").splitlines()
-        found += [
-            f"{page.relative_to(DOCS)}: {line}"
-            for line, outside in zip(lines, _outside_fences(lines), strict=True)
-            if outside and line.startswith("#") and plain.search(line)
-        ]
+    found = [
+        f"{page}: {line}"
+        for page, line in prose_lines()
+        if line.startswith("#") and plain.search(line)
+    ]
     assert not found, found
 
 
@@ -131,14 +137,11 @@ def bare_code_names(line: str) -> list[str]:
 def test_prose_writes_no_symbol_as_a_bare_code_name():
     """Chapter 7 once gave a shape as "(seq_len, d_model)" in plain text: a reader sees
     neither the code nor the book's symbols. Shapes are math, $(L, d_{\\text{model}})$."""
-    found = []
-    for page in DOCS.rglob("*.md"):
-        lines = page.read_text(encoding="utf-8").splitlines()
-        found += [
-            f"{page.relative_to(DOCS)}: {line.strip()}"
-            for line, outside in zip(lines, _outside_fences(lines), strict=True)
-            if outside and not line.lstrip().startswith(">>>") and bare_code_names(line)
-        ]
+    found = [
+        f"{page}: {line.strip()}"
+        for page, line in prose_lines()
+        if not line.lstrip().startswith(">>>") and bare_code_names(line)
+    ]
     assert not found, found
 
 
