@@ -107,6 +107,11 @@ class Table:
     default_format: str = ".4f"
     whole_numbers: bool = True
 
+    def __post_init__(self):
+        unknown = [name for name in self.formats if name not in self.columns]
+        if unknown:
+            raise ValueError(f"formats names columns the table lacks: {unknown}")
+
 
 @dataclass(frozen=True)
 class TableSpec:

@@ -8,7 +8,7 @@ from pathlib import Path
 import matplotlib
 import pytest
 
-from pe_book import FIGURES, TABLES, VALUES, load_all
+from pe_book import FIGURES, TABLES, VALUES, Table, load_all
 from pe_book.notation import math_notation
 from pe_book.references import REFERENCES
 from pe_book.render import draw_figure, format_cell, render_svg, svg_size, table_markdown
@@ -542,7 +542,9 @@ def test_narrow_tables_and_numeric_matrices_stay_tables():
 PLAIN_SYMBOL = re.compile(
     r"[ωθλζ]_\w|\bd_model\b|\bhead_dim\b|\bM_k\b|\^\(|\^[−-]|2π|‖|√"
     # and formulas in plain text: PE(p), sums, products, "k = 4", cos(…), "j − i", floors
-    r"|\bPE\(|Σ|·|\b[a-zA-Z]\s?[=<>≤]\s?\d|\b(?:cos|sin|ln|clip)\(|\b[a-z] − [a-z]\b|⌊"
+    r"|\bPE\(|Σ|·|\b[a-zA-Z]\s?[=<>≤]\s?\d|\b(?:cos|sin|ln|clip)²?\(|\b[a-z] [−+] [a-z1]\b|⌊|²"
+    # and one-letter variables named in words: "position p", "pair i", "q and k"
+    r"|\b(?:positions?|offset|pair|dimension|head|and)\s[b-zB-HJ-Z]\b(?![-'’])"
 )
 
 
@@ -564,7 +566,16 @@ def test_math_notation_sets_plain_symbols_as_math():
 
 def test_the_notation_check_sees_plain_symbols():
     assert _plain_symbols("the wavelength 2π/ω_i for d_model = 8")
-    for formula in ("PE(p) · PE(p+k)", "with k = 4", "offset j − i", "cos(k ω_i)", "Σ_i"):
+    for formula in (
+        "PE(p) · PE(p+k)",
+        "k = 4",
+        "offset j − i",
+        "cos(k ω_i)",
+        "Σ_i",
+        "sin²(x)",
+        "key position j",
+        "q and k",
+    ):
         assert _plain_symbols(f"the {formula} here"), formula
     assert not _plain_symbols(r"the wavelength $2\pi/\omega_i$ for $d_{\text{model}} = 8$")
 
@@ -594,6 +605,12 @@ def test_no_table_header_is_a_bare_symbol(name):
     each says in words what the symbol is ("width d_model")."""
     for column in TABLES[name].build().columns:
         assert not re.fullmatch(r"\s*\$[^$]*\$\s*", math_notation(column)), f"{name}: {column!r}"
+
+
+def test_a_format_for_a_column_the_table_lacks_fails():
+    """A renamed header would otherwise drop its format without a word."""
+    with pytest.raises(ValueError, match="lacks"):
+        Table(["offset $k$"], [[1]], formats={"offset k": ".2f"})
 
 
 def test_caption_math_becomes_mathml():

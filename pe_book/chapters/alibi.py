@@ -30,7 +30,7 @@ def _():
         rows.append(
             [h + 1, *[f"{c} ({e})" if c else "" for c, e in zip(cells, exponents, strict=True)]]
         )
-    return Table(["head h", *[f"{n} heads" for n in HEAD_COUNTS]], rows)
+    return Table(["head $h$", *[f"{n} heads" for n in HEAD_COUNTS]], rows)
 
 
 #: BLOOM-176B's head count (BigScience Workshop, 2022): a real model that is not a power of two.
@@ -149,8 +149,8 @@ def _(theme):
     left, right = fig.subplots(1, 2, width_ratios=[1, 1.1])
     shown = np.where(np.isfinite(bias[0]), bias[0], np.nan)
     image = left.imshow(shown, cmap=theme.sequential, interpolation="nearest")
-    left.set_xlabel("key position j")
-    left.set_ylabel("query position i")
+    left.set_xlabel("key position $j$")
+    left.set_ylabel("query position $i$")
     left.set_title(f"head 1, $m_1 = {slopes[0]:g}$")
     fig.colorbar(image, ax=left, shrink=0.85, label="bias $-m_1\\,(i - j)$")
     distance = np.arange(FIGURE_LEN)

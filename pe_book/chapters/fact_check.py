@@ -67,7 +67,7 @@ def _(theme):
         tables,
         vmin=-1,
         vmax=1,
-        xlabel="dimension j  (fast → slow)",
+        xlabel="dimension $j$  (fast → slow)",
         colorbar_label="PE[pos, j]",
     )
 
@@ -82,7 +82,7 @@ def _():
     pairs = [0, 8, 16, 32, 48, BUG_D_MODEL // 2 - 1]
     rows = [[i, 2 * i, correct[i], buggy[i]] for i in pairs]
     return Table(
-        ["pair i", "sine column 2i", "correct wavelength", "wavelength with the bug"],
+        ["pair $i$", "sine column $2i$", "correct wavelength", "wavelength with the bug"],
         rows,
         default_format=",.1f",
     )
@@ -108,9 +108,15 @@ def _():
         for j in dims
     ]
     return Table(
-        ["dimension j", "function", "pair i", "wavelength (positions)", "|PE[1, j] − PE[0, j]|"],
+        [
+            "dimension $j$",
+            "function",
+            "pair $i$",
+            "wavelength (positions)",
+            "change $|PE[1, j] - PE[0, j]|$",
+        ],
         rows,
-        formats={"wavelength (positions)": ",.1f", "|PE[1, j] − PE[0, j]|": ".2e"},
+        formats={"wavelength (positions)": ",.1f", "change $|PE[1, j] - PE[0, j]|$": ".2e"},
     )
 
 
@@ -152,7 +158,7 @@ def _(theme):
     )
     ax.axhline(1.0, color=theme.muted, linestyle="--", linewidth=1)
     ax.set_yscale("log")
-    ax.set_xlabel("pair i  (0 = fastest → slowest)")
+    ax.set_xlabel("pair $i$  (0 = fastest → slowest)")
     ax.set_ylabel(f"cycles within {TRAIN_LENGTH} positions")
     ax.grid(True, which="major")
     ax.legend(loc="upper right")
@@ -180,7 +186,7 @@ def _():
 
 @table(
     "distance_d16",
-    caption=f"Distance to a position k places away, d_model = {DIST_D_MODEL} (any p).",
+    caption=f"Distance to a position $k$ places away, ${DM} = {DIST_D_MODEL}$ (any $p$).",
 )
 def _():
     k = np.arange(DIST_OFFSETS + 1)
@@ -189,7 +195,7 @@ def _():
         "farther" if b > a else "closer" for a, b in zip(dist[:-1], dist[1:], strict=True)
     ]
     return Table(
-        ["offset k", "distance ‖PE(p+k) − PE(p)‖", "than k − 1"],
+        ["offset $k$", r"distance $\Vert PE(p+k) - PE(p)\Vert$", "than at $k - 1$"],
         [[int(a), b, c] for a, b, c in zip(k, dist, change, strict=True)],
     )
 
@@ -209,7 +215,7 @@ def _():
     rows = [[p, own[p], int(nearest[p]), distance[p]] for p in LAYOUT_ROWS]
     return Table(
         [
-            "position p",
+            "position $p$",
             "distance to its own interleaved row",
             "nearest interleaved row",
             "distance to it",

@@ -80,7 +80,7 @@ def _(theme):
         (line,) = stretch_ax.plot(pairs, plain / inv_freq, style, color=colour)
         label_on_line(stretch_ax, line, pair, label, theme, offset, ha=align, fontsize=8)
     stretch_ax.set_title("stretching RoPE 4×", fontsize=10)
-    stretch_ax.set_xlabel("pair i (fast → slow)")
+    stretch_ax.set_xlabel("pair $i$ (fast → slow)")
     stretch_ax.set_ylabel("wavelength stretch")
     stretch_ax.grid(True, axis="y")
     return fig

@@ -79,5 +79,11 @@ def _(theme):
         ("= model input", scaled + pe),
     ]
     return heatmap_panels(
-        theme, panels, vmin=-2.5, vmax=2.5, xlabel="dimension j", colorbar_label="value", width=7.4
+        theme,
+        panels,
+        vmin=-2.5,
+        vmax=2.5,
+        xlabel="dimension $j$",
+        colorbar_label="value",
+        width=7.4,
     )

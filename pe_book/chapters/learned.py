@@ -127,7 +127,7 @@ def _():
     "position vectors. For the sinusoidal table the similarity is high along a broad band "
     "around the diagonal and falls off with distance; for a freshly initialised learned "
     "table only the diagonal is bright and all other entries are near zero.",
-    caption=f"Cosine similarity between the vectors of positions m and n (d_model = "
+    caption=f"Cosine similarity between the vectors of positions $m$ and $n$ (d_model = "
     f"{SIM_D_MODEL}). The sinusoidal table makes nearby positions similar by construction; "
     "a learned table starts with no notion of nearness — training has to create it.",
 )
@@ -141,7 +141,7 @@ def _(theme):
     ):
         image = ax.imshow(data, cmap=theme.diverging, vmin=-1, vmax=1, interpolation="nearest")
         ax.set_title(title)
-        ax.set_xlabel("position n")
-    axes[0].set_ylabel("position m")
+        ax.set_xlabel("position $n$")
+    axes[0].set_ylabel("position $m$")
     fig.colorbar(image, ax=axes, shrink=0.85, label="cosine similarity")
     return fig

@@ -46,8 +46,8 @@ def _(theme):
     for ax, d_model, dist in zip(axes, MATRIX_D_MODELS, scaled, strict=True):
         image = ax.imshow(dist, cmap=theme.sequential, vmin=0, vmax=top, interpolation="nearest")
         ax.set_title(f"${DM} = {d_model}$")
-        ax.set_xlabel("position q")
-        ax.set_ylabel("position p")
+        ax.set_xlabel("position $q$")
+        ax.set_ylabel("position $p$")
     fig.colorbar(
         image, ax=axes, shrink=0.85, label=r"$\|PE(p) - PE(q)\| / \sqrt{d_{\text{model}}}$"
     )
@@ -64,8 +64,8 @@ def _(theme):
         f"shrinks: k = {', '.join(str(first_distance_decrease(d)) for d in CURVE_D_MODELS)}."
     ),
     caption="Distance against offset, from the closed form "
-    "‖PE(p+k) − PE(p)‖² = Σ_i 4 sin²(k ω_i / 2). Markers: the first offset k with "
-    "distance(k+1) < distance(k).",
+    r"$\Vert PE(p+k) - PE(p)\Vert^2 = \sum_i 4 \sin^2(k\,\omega_i / 2)$. Markers: the first "
+    "offset $k$ at which the distance falls, the distance at $k + 1$ below that at $k$.",
 )
 def _(theme):
     k = np.arange(CURVE_MAX_OFFSET + 1)
@@ -84,7 +84,7 @@ def _(theme):
             markeredgecolor=theme.text,
             linestyle="none",
         )
-    ax.set_xlabel("offset k  (positions)")
+    ax.set_xlabel("offset $k$  (positions)")
     ax.set_ylabel(r"$\|PE(p+k) - PE(p)\| / \sqrt{d_{\text{model}}}$")
     ax.grid(True)
     ax.legend(loc="lower right")
@@ -120,7 +120,7 @@ def _(theme):
             label=f"measured at $p = {p}$",
             zorder=2,
         )
-    ax.set_xlabel("offset k  (positions)")
+    ax.set_xlabel("offset $k$  (positions)")
     ax.set_ylabel(r"$PE(p) \cdot PE(p+k)$")
     ax.grid(True)
     ax.legend(loc="upper right", fontsize=8.5)

@@ -35,8 +35,8 @@ def _annotated(ax, data, cmap, vmin, vmax, dark_cell):
     n = data.shape[0]
     ax.set_xticks(range(n))
     ax.set_yticks(range(n))
-    ax.set_xlabel("key position j")
-    ax.set_ylabel("query position i")
+    ax.set_xlabel("key position $j$")
+    ax.set_ylabel("query position $i$")
 
 
 @figure(
@@ -111,7 +111,7 @@ def _(theme):
         ax.set_title(f"({letter}) {name}")
         fig.colorbar(image, ax=ax, shrink=0.85)
     for ax in axes[1]:
-        ax.set_xlabel("key position j")
+        ax.set_xlabel("key position $j$")
     for ax in axes[:, 0]:
-        ax.set_ylabel("query position i")
+        ax.set_ylabel("query position $i$")
     return fig

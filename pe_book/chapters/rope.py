@@ -96,8 +96,8 @@ def _(theme):
         interpolation="nearest",
         origin="upper",
     )
-    ax.set_xlabel("key position n")
-    ax.set_ylabel("query position m")
+    ax.set_xlabel("key position $n$")
+    ax.set_ylabel("query position $m$")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
     bar.set_label(r"score  $q_m^\top k_n$")
     return fig

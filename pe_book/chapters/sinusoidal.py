@@ -82,7 +82,7 @@ def _(theme):
     f"{', '.join(map(str, WAVE_DIMENSIONS))}; d_model = {HEATMAP_D_MODEL}) against position: "
     f"dimension 0 completes a cycle every {2 * np.pi:.1f} positions, dimension "
     f"{WAVE_DIMENSIONS[-1]} rises slowly and completes less than one cycle.",
-    caption="Four sine columns of PE (d_model = 64) against position. Each pair i is a "
+    caption="Four sine columns of PE (d_model = 64) against position. Each pair $i$ is a "
     "sinusoid of wavelength 2π/ω_i; the wavelength grows geometrically with i.",
 )
 def _(theme):

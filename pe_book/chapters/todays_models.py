@@ -206,9 +206,9 @@ def _():
         list(TEMPERATURE_AT), beta=LLAMA4_ATTN_SCALE, floor_scale=LLAMA4_FLOOR_SCALE, offset=1
     )
     return Table(
-        ["query position p", "multiplier"],
+        ["query position $p$", "multiplier"],
         [[p, float(f)] for p, f in zip(TEMPERATURE_AT, factors, strict=True)],
-        formats={"query position p": ",d", "multiplier": ".4f"},
+        formats={"query position $p$": ",d", "multiplier": ".4f"},
     )
 
 

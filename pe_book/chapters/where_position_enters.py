@@ -45,7 +45,7 @@ def _():
             "every layer",
             f"({seq_len}, {d_model}): R for offsets i − j = 0 … {seq_len - 1}",
         ],
-        ["RoPE", "rotates q and k", "every layer", f"angles ({seq_len}, {head_dim // 2})"],
+        ["RoPE", "rotates $q$ and $k$", "every layer", f"angles ({seq_len}, {head_dim // 2})"],
         ["ALiBi, T5 bias", "added to the logits", "every layer", _shape("relative bias")],
     ]
     return Table(["encoding", "acts on", "where", "shape"], rows)
@@ -134,7 +134,7 @@ def _(theme):
     "except in T5, which leaves them unscaled); these boxes are highlighted and labelled "
     "with shapes.",
     caption=f"Relative schemes act inside attention, in every layer ({CONFIG_TEXT}). RoPE "
-    "rotates q and k; ALiBi and the T5 bias add a per-head bias to the logits. Nothing is "
+    "rotates $q$ and $k$; ALiBi and the T5 bias add a per-head bias to the logits. Nothing is "
     "added to the input. T5 does not divide its logits by √head_dim (its attention uses a "
     "scale of 1, as in transformers' T5Attention).",
 )
@@ -142,7 +142,7 @@ def _(theme):
     steps = [
         ("embedding lookup (no PE added)", _shape("model input"), False),
         ("q, k, v per head", _shape("queries, keys, values"), False),
-        ("RoPE: rotate q and k by position", _shape("queries, keys, values"), True),
+        ("RoPE: rotate $q$ and $k$ by position", _shape("queries, keys, values"), True),
         (
             r"logits $q k^\top / \sqrt{d_k}$  (T5: $q k^\top$, unscaled)",
             _shape("attention scores"),

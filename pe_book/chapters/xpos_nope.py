@@ -97,7 +97,7 @@ def _():
     for i in (0, 8, 16, 24, 31):
         rows.append([i, zeta[i], *(zeta[i] ** (d / SCALE_BASE) for d in (512, 2048, 8192))])
     return Table(
-        ["pair i", "decay ζ_i", "factor at distance 512", "at 2048", "at 8192"],
+        ["pair $i$", "decay ζ_i", "factor at distance 512", "at 2048", "at 8192"],
         rows,
         default_format=".3g",
     )
@@ -143,22 +143,22 @@ def _(theme):
     "value at every position. Without the mask every position gets the same value, "
     f"1/{NOPE_LEN}, a flat line.",
     caption="What one head with all-equal scores reads from a marked start token. With the "
-    "causal mask position i averages i + 1 values and gets 1/(i + 1), so it can tell where it "
-    "is; without the mask every position averages all of them and sees the same number.",
+    "causal mask position $i$ averages $i + 1$ values and gets $1/(i + 1)$, so it can tell "
+    "where it is; without the mask every position averages all of them and sees the same number.",
 )
 def _(theme):
     positions = np.arange(NOPE_LEN)
     fig = new_figure(7.0, 3.2)
     ax = fig.add_subplot()
-    ax.plot(positions, nope_position_signal(NOPE_LEN), marker="o", label="causal: 1/(i + 1)")
+    ax.plot(positions, nope_position_signal(NOPE_LEN), marker="o", label="causal: $1/(i + 1)$")
     ax.plot(
         positions,
         nope_position_signal(NOPE_LEN, causal=False),
         marker="s",
         linestyle="--",
-        label=f"bidirectional: 1/{NOPE_LEN} everywhere",
+        label=f"bidirectional: $1/{NOPE_LEN}$ everywhere",
     )
-    ax.set_xlabel("position i")
+    ax.set_xlabel("position $i$")
     ax.set_ylabel("attention output (start-token feature)")
     ax.grid(True)
     ax.legend(loc="upper right")
