@@ -168,7 +168,8 @@ def data_under(box: Bbox, ax) -> list[str]:
 
 
 def overlaps(fig: Figure) -> list[str]:
-    """Every place where text of ``fig`` covers its data or other text, as drawn.
+    """Every place where text of ``fig`` covers its data or other text, or is cut
+    off by the figure's edge, as drawn.
 
     Lays the figure out first. Each entry reads like "'loss floor' over line 'NoPE'"
     or "leader of 'xPos' through 'loss floor'"; an empty list means none.
@@ -189,6 +190,16 @@ def overlaps(fig: Figure) -> list[str]:
         names.append(f"the legend ({entries[:40]})")
         texts.append(legend)
     found = []
+    # text the figure's edge cuts off (a saved figure is clipped to its own box)
+    page = fig.bbox
+    for name, box in zip(names, boxes, strict=True):
+        if (
+            box.x0 < page.x0 - SLACK
+            or box.x1 > page.x1 + SLACK
+            or box.y0 < page.y0 - SLACK
+            or (box.y1 > page.y1 + SLACK)
+        ):
+            found.append(f"{name} cut off by the figure's edge")
     # text over data, within each axes (outside it, no data is drawn)
     for ax in fig.axes:
         for name, box in zip(names, boxes, strict=True):

@@ -283,6 +283,8 @@ def render_math(page_html: str, page: str) -> str:
             raise BookError(f"{page}: math {latex!r} uses a command MathML cannot render")
         mathml = _unary_signs(mathml)
         mathml = _upright_names(mathml)
+        mathml = _function_spacing(mathml)
+        mathml = _NORM_BAR.sub('<mo stretchy="false">&#x02016;</mo>', mathml)
         # One element per line: MathML ignores white space between elements, and
         # line-based regexes of other plugins (print-site's anchor rewriting) stay
         # linear instead of backtracking over one very long line with no spaces.
@@ -371,6 +373,87 @@ def _upright_names(mathml: str) -> str:
     return _MI_RUN.sub(name, _UPRIGHT_RUN.sub(upright, mathml))
 
 
+#: A norm's bar as latex2mathml writes it: an operator that stretches by default (so
+#: an opening bar grew taller than its partner inside a superscript) or, for \\Vert,
+#: an identifier set in italic. TeX never stretches \\lVert or \\Vert.
+_NORM_BAR = re.compile(r"<m[io](?: fence=\"false\")?(?: stretchy=\"false\")?>&#x02016;</m[io]>")
+
+
+#: Function names TeX sets upright with a thin space around them (\\sin x, 0.1\\ln s).
+FUNCTIONS = frozenset({"sin", "cos", "tan", "ln", "log", "exp", "max", "min", "arg"})
+_THIN = '<mspace width="0.1667em"></mspace>'
+_TOKEN = re.compile(r"<[^<>]+>|[^<]+")
+#: Elements whose children have places (base, script, numerator…): none may be added.
+_PLACED = {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mfrac", "mroot"}
+#: End tags of what can stand before a function as its left operand.
+_OPERAND_ENDS = ("</mi>", "</mn>", "</msub>", "</msup>", "</msubsup>", "</mrow>")
+
+
+def _function_spacing(mathml: str) -> str:
+    """A function name as TeX sets it: one upright identifier applied to its argument
+    (U+2061), a thin space from an operand before it, and one before its argument
+    unless that opens with a parenthesis: ``0.1 ln s``, ``4 sin² x``, ``max(1, x)``.
+    latex2mathml writes the names with no spacing (``lns``) and ``max`` as an operator
+    with the wide default spacing of an unknown one. A name with a script (``sin²``,
+    ``log₂``) is spaced as a whole; a name that is itself a script (``λ_max``), or
+    has no argument after it, is left alone."""
+    tokens = _TOKEN.findall(mathml)
+    out, parents, k = [], [], 0
+    while k < len(tokens):
+        end = _function_end(tokens, k)
+        if end and not (parents and parents[-1] in _PLACED):
+            unit = [
+                "<mi>" if t == "<mo>" else "</mi>" if t == "</mo>" else t for t in tokens[k:end]
+            ]
+            after = "".join(tokens[end : end + 2])
+            if after.startswith("</"):  # nothing to apply it to
+                out += unit
+                k = end
+                continue
+            if out and (out[-1] in _OPERAND_ENDS or out[-2:] == ["&#x00029;", "</mo>"]):
+                out.append(_THIN)
+            out += [*unit, "<mo>&#x02061;</mo>"]
+            if not (after.startswith("<mo") and after.endswith("&#x00028;")):
+                out.append(_THIN)
+            k = end
+            continue
+        token = tokens[k]
+        if token.startswith("</"):
+            parents.pop()
+        elif token.startswith("<") and not token.endswith("/>"):
+            parents.append(token[1:].split()[0].rstrip(">"))
+        out.append(token)
+        k += 1
+    return "".join(out)
+
+
+def _function_end(tokens: list[str], k: int) -> int:
+    """The index after the function name starting at ``tokens[k]`` (a bare name, or a
+    script element whose base is one), or 0 if none starts there."""
+
+    def name_at(j: int) -> bool:
+        return (
+            j + 2 < len(tokens)
+            and tokens[j] in ("<mi>", "<mo>")
+            and tokens[j + 1] in FUNCTIONS
+            and tokens[j + 2] in ("</mi>", "</mo>")
+        )
+
+    if name_at(k):
+        return k + 3
+    tag = tokens[k][1:-1]
+    if tag in ("msub", "msup", "msubsup") and name_at(k + 1):
+        depth = 0
+        for j in range(k, len(tokens)):
+            if tokens[j].startswith("</"):
+                depth -= 1
+            elif tokens[j].startswith("<") and not tokens[j].endswith("/>"):
+                depth += 1
+            if depth == 0:
+                return j + 1
+    return 0
+
+
 _CODE = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _RAW_TEX = re.compile(r"\$\$|\\[()\[\]]|\\[a-zA-Z]{2,}|(?<![\w$])\$[^\s$<][^$<\n]*?\$")
@@ -383,8 +466,11 @@ _GENERATED_TABLE = re.compile(
 _HEADER = re.compile(r"<th(?:\s[^>]*)?>(.*?)</th>", re.S)  # not <thead>
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
 _CELL_OPEN = re.compile(r"<td((?:\s[^>]*)?)>")
-#: Tables of at least this many columns whose rows are named by text become cards.
+#: Tables of at least this many columns whose rows are named by text, or that have at
+#: most :data:`CARD_ROWS` rows, become cards.
 CARD_COLUMNS = 4
+#: A table this short is a handful of cases, not a matrix, even if its rows are numbered.
+CARD_ROWS = 8
 
 
 def card_tables(page_html: str) -> str:
@@ -395,8 +481,9 @@ def card_tables(page_html: str) -> str:
     ``data-cards``, and every cell its column's header: as text in ``data-label`` and as
     the page sets it (math included) in a ``pe-card-label`` span hidden from assistive
     technology (the table's header row stays for it), which the phone stylesheet shows
-    beside the value. Matrices, whose rows are numbered,
-    keep their grid and scroll sideways.
+    beside the value. So does a table of numbered rows no longer than
+    :data:`CARD_ROWS` (a few pairs, offsets or dimensions); longer ones are matrices,
+    which keep their grid and scroll sideways.
     """
 
     def convert(match: re.Match) -> str:
@@ -410,7 +497,7 @@ def card_tables(page_html: str) -> str:
         rows = _ROW.findall(body)
         first_cells = [row.split("<td", 2)[1] if "<td" in row else "" for row in rows]
         named = rows and all("text-align: right" not in cell[:40] for cell in first_cells)
-        if len(headers) < CARD_COLUMNS or not named:
+        if len(headers) < CARD_COLUMNS or not (named or len(rows) <= CARD_ROWS):
             return match.group(0)
 
         def label_row(row: re.Match) -> str:

@@ -12,7 +12,14 @@ from pe_book import FIGURES, TABLES, VALUES, Table, load_all
 from pe_book.notation import math_notation
 from pe_book.references import REFERENCES
 from pe_book.render import draw_figure, format_cell, render_svg, svg_size, table_markdown
-from pe_book.site import BookError, card_tables, expand_shortcodes, inline_math_html, render_math
+from pe_book.site import (
+    CARD_ROWS,
+    BookError,
+    card_tables,
+    expand_shortcodes,
+    inline_math_html,
+    render_math,
+)
 from pe_book.style import (
     MAX_LEGEND_ENTRIES,
     PHONE_WIDTH,
@@ -531,8 +538,11 @@ def test_narrow_tables_and_numeric_matrices_stay_tables():
     assert three.count("<th ") == 3
     assert card_tables(three) == three  # three columns fit a phone
     first = '<td style="text-align: left;">Llama'
-    matrix = _TABLE_HTML.replace(first, '<td style="text-align: right;">0')
-    assert card_tables(matrix) == matrix  # rows named by a number: a matrix, it scrolls
+    numbered = _TABLE_HTML.replace(first, '<td style="text-align: right;">0')
+    assert "data-cards" in card_tables(numbered)  # one numbered case: cards all the same
+    body = numbered.split("<tbody>\n")[1].split("</tbody>")[0]
+    matrix = numbered.replace(body, body * (CARD_ROWS + 1))
+    assert card_tables(matrix) == matrix  # many numbered rows: a matrix, it scrolls
     plain = "<table>\n<tr><td>1</td></tr>\n</table>"
     assert card_tables(plain) == plain  # not a generated table
 

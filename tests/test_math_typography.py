@@ -155,3 +155,43 @@ def test_no_built_page_sets_a_name_as_a_product_of_letters():
         if runs := named_runs((site / page).read_text(encoding="utf-8")):
             found[page] = sorted(set(runs))
     assert not found, f"names set as products of italic letters: {found}"
+
+
+# --- function names -------------------------------------------------------------------
+
+THIN = '<mspace width="0.1667em"></mspace>'
+
+
+@pytest.mark.parametrize(
+    ("latex", "expected"),
+    [  # TeX's spacing: thin around a function, none before an opening parenthesis
+        (r"0.1\ln s", f"<mn>0.1</mn>{THIN}<mi>ln</mi><mo>&#x02061;</mo>{THIN}<mi>s</mi>"),
+        (r"\sin\omega_i", f"<mi>sin</mi><mo>&#x02061;</mo>{THIN}<msub>"),
+        (r"= \max(1", '<mi>max</mi><mo>&#x02061;</mo><mo stretchy="false">&#x00028;</mo>'),
+    ],
+)
+def test_a_function_name_is_spaced_as_tex_spaces_it(latex, expected):
+    assert expected in _math(latex).replace("\n", "")
+
+
+def test_a_function_name_as_a_script_keeps_its_place():
+    """A script element takes exactly its base and scripts: nothing may be added."""
+    out = _math(r"\lambda_{\max} = 2").replace("\n", "")
+    assert "mspace" not in out and "&#x02061;" not in out, out
+
+
+@pytest.mark.parametrize("latex", [r"4\sin^2 x", r"x\log_2 y"])
+def test_a_function_with_a_script_is_spaced_as_a_whole(latex):
+    out = _math(latex).replace("\n", "")
+    assert f"{THIN}<msu" in out and "</msub><mo>&#x02061;</mo>" in out.replace("msup", "msub")
+
+
+def test_norm_bars_never_stretch():
+    """latex2mathml lets an opening bar stretch, so it outgrew its partner in a script."""
+    out = _math(r"\lVert PE \rVert^2 + \Vert x \Vert").replace("\n", "")
+    assert out.count('<mo stretchy="false">&#x02016;</mo>') == 4, out
+
+
+def test_without_the_spacing_a_log_reads_as_a_product(monkeypatch):
+    monkeypatch.setattr(book_site, "_function_spacing", lambda mathml: mathml)
+    assert "<mi>ln</mi>\n<mi>s</mi>" in _math(r"0.1\ln s")

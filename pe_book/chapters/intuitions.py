@@ -46,7 +46,7 @@ def _(theme):
     omega = sinusoidal_frequencies(CLOCK_D_MODEL)
     wavelength = sinusoidal_wavelengths(CLOCK_D_MODEL)
     colours = theme.line_colours(CLOCK_POSITIONS)
-    fig = new_figure(7.0, 2.3)
+    fig = new_figure(7.0, 2.7)  # room for three-line titles
     axes = fig.subplots(1, len(omega))
     circle = np.linspace(0, 2 * np.pi, 181)
     for i, ax in enumerate(axes):

@@ -10,7 +10,7 @@ from pe_explained.conventions import tensor2tensor_timing_signal
 from .. import Table, figure, table, value
 from ..interactive import colormap_stops, interactive
 from ..notation import DM
-from ..style import THEMES, new_figure
+from ..style import THEMES, new_figure, phone_layout_active
 
 HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
 WAVE_DIMENSIONS = (0, 2, 8, 20)
@@ -83,7 +83,7 @@ def _(theme):
     f"dimension 0 completes a cycle every {2 * np.pi:.1f} positions, dimension "
     f"{WAVE_DIMENSIONS[-1]} rises slowly and completes less than one cycle.",
     caption="Four sine columns of PE (d_model = 64) against position. Each pair $i$ is a "
-    "sinusoid of wavelength 2π/ω_i; the wavelength grows geometrically with i.",
+    "sinusoid of wavelength 2π/ω_i; the wavelength grows geometrically with $i$.",
 )
 def _(theme):
     positions = np.linspace(0, HEATMAP_POSITIONS, 801)
@@ -102,7 +102,8 @@ def _(theme):
     ax.set_ylim(-1.1, 1.1)
     ax.set_xlim(0, HEATMAP_POSITIONS)
     ax.grid(True)
-    fig.legend(loc="outside upper center", ncols=2, fontsize=8.5)
+    # two columns fit a desktop column; on a phone they would run off both edges
+    fig.legend(loc="outside upper center", ncols=1 if phone_layout_active() else 2, fontsize=8.5)
     return fig
 
 
