@@ -144,17 +144,22 @@ def cite_markdown(key: str, page: str) -> str:
 
 def reference_item(key: str) -> str:
     ref = REFERENCES[key]
-    return f"{ref.authors} ({ref.year}). [{ref.title}]({ref.url}). *{ref.venue}*."
+    venue = ref.venue.replace("*", r"\*")  # "J*Fly" is a name, not emphasis
+    return f"{ref.authors} ({ref.year}). [{ref.title}]({ref.url}). *{venue}*."
 
 
 def references_markdown(keys: list[str], page: str) -> str:
     link = _relative(BIBLIOGRAPHY_PAGE, page)
-    return "\n".join(f"- {reference_item(k)} [↗ bibliography]({link}#{k})" for k in keys)
+    # a no-break space: the arrow never ends a line without its word
+    return "\n".join(f"- {reference_item(k)} [↗\u00a0bibliography]({link}#{k})" for k in keys)
 
 
 def bibliography() -> str:
-    """Every reference, sorted by first author and year, each with an anchor."""
-    items = sorted(REFERENCES.items(), key=lambda kv: (kv[1].authors.lower(), kv[1].year))
+    """Every reference, sorted by first author's surname and year, each with an anchor.
+
+    The short form ("Press et al.", "Okabe and Ito") opens with that surname.
+    """
+    items = sorted(REFERENCES.items(), key=lambda kv: (kv[1].short.lower(), kv[1].year))
     return "\n".join(f'- <span id="{k}"></span>{reference_item(k)}' for k, _ in items)
 
 

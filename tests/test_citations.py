@@ -73,3 +73,13 @@ def test_a_citation_without_its_names_before_it_passes(text):
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_page_types_the_names_its_citation_prints(path):
     assert doubled_names(path.read_text(encoding="utf-8")) == []
+
+
+def test_the_bibliography_is_sorted_by_surname_and_prints_names_as_written():
+    from pe_book.site import bibliography
+
+    keys = re.findall(r'<span id="([^"]+)">', bibliography())
+    surnames = [REFERENCES[k].short.split()[0].lower() for k in keys]
+    assert surnames == sorted(surnames)
+    assert keys.index("press2022") < keys.index("su2021") < keys.index("vaswani2017")
+    assert r"*J\*Fly*" in bibliography()  # an asterisk in a name is not emphasis

@@ -62,13 +62,18 @@ def _(theme):
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
     bins = np.linspace(-0.3, 1.0, 131)
-    for (name, cosines), colour in zip(_cosine_samples().items(), theme.cycle, strict=False):
+    # the first two are one distribution (that is the point): dashes keep both visible
+    styles = ("-", "--", "-")
+    for (name, cosines), colour, style in zip(
+        _cosine_samples().items(), theme.cycle, styles, strict=False
+    ):
         ax.hist(
             cosines,
             bins=bins,
             density=True,
             histtype="step",
             linewidth=1.6,
+            linestyle=style,
             color=colour,
             label=name,
         )

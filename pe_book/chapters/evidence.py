@@ -370,6 +370,7 @@ def _(theme):
         ax.fill_between(centres, curves.min(axis=0), curves.max(axis=0), color=colour, alpha=0.25)
         ax.axvline(data["train_len"], color=theme.text, linewidth=0.8, linestyle=":")
         ax.set_title(ENCODING_LABELS[enc], fontsize=9)
+        ax.set_xticks([0, n // 2], [f"{v:,}" for v in (0, n // 2)])  # ends clear of the next panel
         ax.set_ylim(0, 1.05 * top)
         ax.grid(True, axis="y")
     for ax in axes[len(encodings) :]:

@@ -110,7 +110,7 @@ def _(theme):
                     )
             ax.set_xticks(range(3), words)
             ax.set_yticks(range(3), words)
-            ax.set_xlabel("key")
+            ax.set_xlabel("key", labelpad=8)  # clear of the middle word above it
             ax.set_ylabel("query")
             label = "with PE" if with_pe else "without PE"
             ax.set_title(f"“{' '.join(words)}”, {label}")

@@ -35,7 +35,9 @@ def _tables() -> dict[str, np.ndarray]:
     """Each scheme's table for positions 0 … MAX_LEN − 1, at its natural width."""
     return {
         "raw index": index_encoding(MAX_LEN),
-        f"index / seq_len (seq_len = {MAX_LEN:,})": normalized_index_encoding(MAX_LEN, MAX_LEN),
+        f"index / $L$ ($L = {MAX_LEN:,}$)".replace(",", "{,}"): normalized_index_encoding(
+            MAX_LEN, MAX_LEN
+        ),
         "one-hot": one_hot_encoding(MAX_LEN, MAX_LEN),
         f"binary ({NUM_BITS} bits)": binary_encoding(MAX_LEN, NUM_BITS),
         f"sinusoidal (${DM} = {SUMMARY_D_MODEL}$)": sinusoidal(MAX_LEN, SUMMARY_D_MODEL),
@@ -102,7 +104,9 @@ def _(theme):
             positions,
             np.linalg.norm(tab[1:], axis=1),
             label=name.replace("d_model", f"${DM}$"),
-            linewidth=1.0 if name.startswith("binary") else 1.8,
+            # one-hot's norm is exactly 1, under the embeddings' dashed line: drawn
+            # wider, so that it shows on both sides of the dashes
+            linewidth=1.0 if name.startswith("binary") else 3.2 if name == "one-hot" else 1.8,
         )
     ax.axhline(
         _embedding_norm(),

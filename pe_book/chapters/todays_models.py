@@ -88,9 +88,9 @@ def _():
             ]
         )
     return Table(
-        ["model", "RoPE", "θ", "rotated dims, pairing", "context"],
+        ["model", "RoPE", "base (rope_theta)", "rotated dims, pairing", "context"],
         rows,
-        formats={"θ": ",.0f"},
+        formats={"base (rope_theta)": ",.0f"},
     )
 
 

@@ -16,11 +16,13 @@
       if (nav.getAttribute("aria-label") !== name) nav.setAttribute("aria-label", name);
     });
 
-    const wide = ".md-typeset__scrollwrap, .md-typeset div.arithmatex, .md-typeset .jp-OutputArea pre";
+    const wide = ".md-typeset__scrollwrap, .md-typeset div.arithmatex, " +
+      ".md-typeset .jp-OutputArea pre, .md-typeset .jp-RenderedImage";
     document.querySelectorAll(wide).forEach((box, n) => {
       if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth) return;
       const what = box.matches(".md-typeset__scrollwrap") ? "Table" :
-        box.matches(".arithmatex") ? "Formula" : "Output";
+        box.matches(".arithmatex") ? "Formula" :
+        box.matches(".jp-RenderedImage") ? "Plot" : "Output";
       box.setAttribute("tabindex", "0");
       box.setAttribute("role", "region");
       box.setAttribute("aria-label", `${what} ${n + 1}, scrolls sideways`);
