@@ -180,6 +180,8 @@ _NAMES = [
     (r"√(d_model|head_dim|d_k|d)\b", None),  # √d_model → \sqrt{d_model}
     (r"\bd_model\b", DM),
     (r"\bhead_dim\b", SYMBOLS["head_dim"].math[0]),
+    (r"\bseq_len\b", SYMBOLS["seq_len"].math[0]),
+    (r"\bnum_heads\b", SYMBOLS["num_heads"].math[0]),
     (r"λ_max\b", r"\lambda_{\max}"),
     (r"ω_([a-z0-9])\b", None),
     (r"θ_([a-z0-9])\b", None),
@@ -226,7 +228,7 @@ def tex(text: str) -> str:
 _NORM = r"‖[^‖]+‖²?"
 _ATOM = (
     r"N\(0, 1/d_model\)|d_model\^[−-]½|2π/ω_i|\d+\^\([^()]*\)|√\([^()]*\)|√\w+"
-    r"|\bd_model\b|\bhead_dim\b|λ_max\b|[ωθζ]_[a-z0-9]\b|\b[MD]_k\b|Σ_i\b"
+    r"|\bd_model\b|\bhead_dim\b|\bseq_len\b|\bnum_heads\b|λ_max\b|[ωθζ]_[a-z0-9]\b|\b[MD]_k\b|Σ_i\b"
 )
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _TERM = rf"(?:{_NORM}|{_ATOM})"

@@ -37,8 +37,9 @@ SIM_POSITIONS, SIM_D_MODEL = 64, 128
 
 @table(
     "parameter_counts",
-    caption="Trainable numbers in the position table of published models; a sinusoidal "
-    "table of the same size has none.",
+    caption="Trainable numbers in the position table of published models, "
+    "<code>max_len</code> × d_model, against the token table's vocab × d_model; a sinusoidal table of "
+    "the same size has none.",
 )
 def _():
     rows = [
@@ -55,14 +56,19 @@ def _():
     return Table(
         [
             "model",
-            "max_len",
+            "positions (`max_len`)",
             "width d_model",
-            "learned: max_len × d_model",
+            "learned table",
             "sinusoidal",
-            "token table: vocab × d_model",
+            "token table",
         ],
         rows,
-        formats={"learned: max_len × d_model": ",.0f", "token table: vocab × d_model": ",.0f"},
+        formats={
+            "positions (`max_len`)": ",",
+            "width d_model": ",",
+            "learned table": ",.0f",
+            "token table": ",.0f",
+        },
     )
 
 

@@ -40,7 +40,7 @@ def _ranges(bidirectional: bool) -> dict[int, str]:
 @table(
     "bucket_ranges",
     caption=f"Which distances share a bucket (T5 defaults: {NUM_BUCKETS} buckets, "
-    f"max_distance {MAX_DISTANCE}), for keys at or before the query.",
+    f"<code>max_distance</code> = {MAX_DISTANCE}), for keys at or before the query.",
 )
 def _():
     bidirectional, causal = _ranges(True), _ranges(False)
@@ -86,10 +86,10 @@ def _():
         f"buckets 0 to {NUM_BUCKETS - 1} for keys before the query, all keys after it in "
         "bucket 0."
     ),
-    caption=f"T5's bucket of every relative position ({NUM_BUCKETS} buckets, max_distance "
-    f"{MAX_DISTANCE}). Near 0 "
-    "every distance has its own bucket; further out the steps widen logarithmically; past the "
-    "last step every distance shares one bucket. The dotted lines mark ±max_distance.",
+    caption=f"T5's bucket of every relative position ({NUM_BUCKETS} buckets, "
+    f"<code>max_distance</code> = {MAX_DISTANCE}). Near 0 every distance has its own bucket; "
+    "further out the steps widen logarithmically; past the last step every distance shares "
+    "one bucket. The dotted lines mark ±<code>max_distance</code>.",
 )
 def _(theme):
     rel = np.arange(-2 * MAX_DISTANCE, 2 * MAX_DISTANCE + 1)

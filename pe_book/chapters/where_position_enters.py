@@ -43,7 +43,7 @@ def _():
             "Transformer-XL",
             "extra logit terms (b), (d)",
             "every layer",
-            f"({seq_len}, {d_model}): R for offsets i − j = 0 … {seq_len - 1}",
+            f"({seq_len}, {d_model}): $R$ for offsets $i - j = 0, \\dots, {seq_len - 1}$",
         ],
         ["RoPE", "rotates $q$ and $k$", "every layer", f"angles ({seq_len}, {head_dim // 2})"],
         ["ALiBi, T5 bias", "added to the logits", "every layer", _shape("relative bias")],
@@ -114,9 +114,9 @@ def _(theme):
     steps = [
         ("token ids", _shape("token ids"), False),
         (r"embedding lookup $\times \sqrt{d_{\text{model}}}$", _shape("token embeddings"), False),
-        ("+ positional table PE[0 : seq_len]", _shape("position table"), True),
+        ("+ positional table $PE[0 : L]$", _shape("position table"), True),
         ("dropout", _shape("model input"), False),
-        ("q, k, v per head", _shape("queries, keys, values"), False),
+        ("$q$, $k$, $v$ per head", _shape("queries, keys, values"), False),
         (r"$\mathrm{softmax}(q k^\top / \sqrt{d_k})$", _shape("attention scores"), False),
         ("attention output, add & norm", _shape("attention output"), False),
         ("feed-forward (hidden)", _shape("feed-forward hidden"), False),
@@ -141,15 +141,15 @@ def _(theme):
 def _(theme):
     steps = [
         ("embedding lookup (no PE added)", _shape("model input"), False),
-        ("q, k, v per head", _shape("queries, keys, values"), False),
+        ("$q$, $k$, $v$ per head", _shape("queries, keys, values"), False),
         ("RoPE: rotate $q$ and $k$ by position", _shape("queries, keys, values"), True),
         (
             r"logits $q k^\top / \sqrt{d_k}$  (T5: $q k^\top$, unscaled)",
             _shape("attention scores"),
             False,
         ),
-        ("ALiBi / T5: + bias[head, i, j]", _shape("relative bias"), True),
-        ("softmax, weights × v", _shape("attention output"), False),
+        ("ALiBi / T5: + bias $b_{h,i,j}$", _shape("relative bias"), True),
+        ("softmax, weights × $v$, heads joined", _shape("attention output"), False),
         ("add & norm, feed-forward, …", _shape("block output"), False),
     ]
     return _flow_figure(theme, steps, 4.4)
