@@ -225,6 +225,29 @@ def format_cell(value, spec: str) -> str:
     raise TypeError(f"table cell must be str, int or float, got {type(value).__name__}")
 
 
+_FROM_SUPERSCRIPT = {v: k for k, v in zip("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻", strict=True)}
+#: A number as format_cell writes a power of ten: 5.6×10⁻¹⁷.
+POWER_OF_TEN = re.compile(r"(−?\d+(?:\.\d+)?)×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+
+
+def power_of_ten_tex(text: str, *, delimit: bool = True) -> str:
+    """``text`` with every ``a×10ⁿ`` as TeX, ``$a \\times 10^{n}$``: a superscript set
+    by the math font, at the size of the prose's exponents, instead of the text font's
+    small superscript digits. ``delimit=False`` leaves out the ``$`` (inside math).
+
+    >>> power_of_ten_tex("error 5.6×10⁻¹⁷, or −2×10³")
+    'error $5.6 \\\\times 10^{-17}$, or $-2 \\\\times 10^{3}$'
+    """
+
+    def tex(match: re.Match) -> str:
+        mantissa = match.group(1).replace("−", "-")
+        exponent = "".join(_FROM_SUPERSCRIPT[c] for c in match.group(2))
+        body = rf"{mantissa} \times 10^{{{exponent}}}"
+        return f"${body}$" if delimit else body
+
+    return POWER_OF_TEN.sub(tex, text)
+
+
 def _whole_column(values) -> bool:
     """True when every number in a column is a finite float with no fractional part."""
     floats = [v for v in values if isinstance(v, (float, np.floating))]
@@ -281,5 +304,7 @@ def table_markdown(name: str) -> str:
 
     lines = ["| " + " | ".join(table_cell(math_notation(c)) for c in columns) + " |"]
     lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
-    lines += ["| " + " | ".join(map(table_cell, row)) + " |" for row in cells]
+    lines += [
+        "| " + " | ".join(table_cell(power_of_ten_tex(c)) for c in row) + " |" for row in cells
+    ]
     return "\n".join(lines)

@@ -208,9 +208,14 @@ def expand_shortcodes(
                 hint = "" if "." in name else " (values are named <chapter>.<name>)"
                 raise BookError(f"{where}: unknown value {name!r}{hint}")
             try:
-                return VALUES[name].text(spec.strip())
+                text = VALUES[name].text(spec.strip())
             except (TypeError, ValueError) as exc:
                 raise BookError(f"{where}: {exc}") from exc
+            from .render import power_of_ten_tex
+
+            # inside a formula (an odd number of $ before it on its line) without $
+            line = markdown[markdown.rfind("\n", 0, match.start()) + 1 : match.start()]
+            return power_of_ten_tex(text, delimit=line.replace("$$", "").count("$") % 2 == 0)
         if kind in ("cite", "references"):
             keys = _split_keys(argument)
             unknown = [k for k in keys if k not in REFERENCES]

@@ -38,8 +38,8 @@ SIM_POSITIONS, SIM_D_MODEL = 64, 128
 @table(
     "parameter_counts",
     caption="Trainable numbers in the position table of published models, "
-    "<code>max_len</code> × d_model, against the token table's vocab × d_model; a sinusoidal table of "
-    "the same size has none.",
+    "<code>max_len</code> × d_model, against the token table's vocab × d_model; a "
+    "sinusoidal table of the same size has none.",
 )
 def _():
     rows = [
