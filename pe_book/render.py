@@ -230,22 +230,24 @@ _FROM_SUPERSCRIPT = {v: k for k, v in zip("0123456789-", "⁰¹²³⁴⁵⁶⁷�
 POWER_OF_TEN = re.compile(r"(−?\d+(?:\.\d+)?)×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
 
 
-def power_of_ten_tex(text: str, *, delimit: bool = True) -> str:
-    """``text`` with every ``a×10ⁿ`` as TeX, ``$a \\times 10^{n}$``: a superscript set
-    by the math font, at the size of the prose's exponents, instead of the text font's
-    small superscript digits. ``delimit=False`` leaves out the ``$`` (inside math).
+def power_of_ten_markup(text: str, *, in_math: bool = False) -> str:
+    """``text`` with every ``a×10ⁿ`` given a real superscript: ``a×10<sup>n</sup>`` in
+    the text font, whose small superscript digits read at about 6 px, or the TeX
+    ``a \\times 10^{n}`` when ``text`` stands inside a formula.
 
-    >>> power_of_ten_tex("error 5.6×10⁻¹⁷, or −2×10³")
-    'error $5.6 \\\\times 10^{-17}$, or $-2 \\\\times 10^{3}$'
+    >>> power_of_ten_markup("error 5.6×10⁻¹⁷, or −2×10³")
+    'error 5.6×10<sup>−17</sup>, or −2×10<sup>3</sup>'
+    >>> power_of_ten_markup("5.6×10⁻¹⁷", in_math=True)
+    '5.6 \\\\times 10^{-17}'
     """
 
-    def tex(match: re.Match) -> str:
-        mantissa = match.group(1).replace("−", "-")
-        exponent = "".join(_FROM_SUPERSCRIPT[c] for c in match.group(2))
-        body = rf"{mantissa} \times 10^{{{exponent}}}"
-        return f"${body}$" if delimit else body
+    def markup(match: re.Match) -> str:
+        mantissa, exponent = match.group(1), "".join(_FROM_SUPERSCRIPT[c] for c in match.group(2))
+        if in_math:
+            return rf"{mantissa.replace('−', '-')} \times 10^{{{exponent}}}"
+        return f"{mantissa}×10<sup>{exponent.replace('-', '−')}</sup>"
 
-    return POWER_OF_TEN.sub(tex, text)
+    return POWER_OF_TEN.sub(markup, text)
 
 
 def _whole_column(values) -> bool:
@@ -305,6 +307,6 @@ def table_markdown(name: str) -> str:
     lines = ["| " + " | ".join(table_cell(math_notation(c)) for c in columns) + " |"]
     lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
     lines += [
-        "| " + " | ".join(table_cell(power_of_ten_tex(c)) for c in row) + " |" for row in cells
+        "| " + " | ".join(table_cell(power_of_ten_markup(c)) for c in row) + " |" for row in cells
     ]
     return "\n".join(lines)

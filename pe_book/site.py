@@ -211,11 +211,11 @@ def expand_shortcodes(
                 text = VALUES[name].text(spec.strip())
             except (TypeError, ValueError) as exc:
                 raise BookError(f"{where}: {exc}") from exc
-            from .render import power_of_ten_tex
+            from .render import power_of_ten_markup
 
-            # inside a formula (an odd number of $ before it on its line) without $
+            # inside a formula: an odd number of $ before it on its line
             line = markdown[markdown.rfind("\n", 0, match.start()) + 1 : match.start()]
-            return power_of_ten_tex(text, delimit=line.replace("$$", "").count("$") % 2 == 0)
+            return power_of_ten_markup(text, in_math=line.replace("$$", "").count("$") % 2 == 1)
         if kind in ("cite", "references"):
             keys = _split_keys(argument)
             unknown = [k for k in keys if k not in REFERENCES]
