@@ -76,9 +76,9 @@ print("largest change in the output for 'dog':", round(float(np.abs(out_swapped[
 # %% [markdown]
 # ## 2. The sinusoidal table
 #
-# Pair `i` of the encoding is a sine and a cosine of the same angle,
+# Pair $i$ of the encoding is a sine and a cosine of the same angle,
 # $\theta = pos \cdot \omega_i$, with $\omega_i = \text{base}^{-2i/d_{\text{model}}}$. In the paper's
-# *interleaved* layout, column `2i` holds the sine and column `2i + 1` the cosine.
+# *interleaved* layout, column $2i$ holds the sine and column $2i+1$ the cosine.
 
 # %%
 print(sinusoidal(6, d_model))  # rows: positions 0-5; columns: sin, cos, sin, cos, ...
@@ -103,9 +103,9 @@ for i, (omega, wavelength) in enumerate(
 table = sinusoidal(100, 64)
 fig, ax = plt.subplots(figsize=(7, 4))
 image = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-ax.set_xlabel("dimension index j  (low j = high frequency → high j = low frequency)")
-ax.set_ylabel("position pos")
-fig.colorbar(image, ax=ax, label="PE[pos, j]")
+ax.set_xlabel(r"dimension index $j$  (low $j$ = high frequency → high $j$ = low frequency)")
+ax.set_ylabel(r"position $pos$")
+fig.colorbar(image, ax=ax, label=r"$PE(pos, j)$")
 plt.show()
 
 # %% [markdown]
@@ -114,8 +114,8 @@ plt.show()
 # ### Dot product and distance depend only on the offset
 #
 # $PE(pos) \cdot PE(pos + k) = \sum_i \cos(k\,\omega_i)$: the positions themselves cancel
-# out, and so they do in the distance `‖PE[pos + k] − PE[pos]‖`. Measure both at the
-# same offset `k` from three starting positions and compare with the closed forms of
+# out, and so they do in the distance $\|PE(pos + k) - PE(pos)\|$. Measure both at the
+# same offset $k$ from three starting positions and compare with the closed forms of
 # `pe_explained.properties`.
 
 # %%
@@ -135,16 +135,16 @@ print(f"closed form: dot product {dot_product_by_offset(k, d_model):.6f}, "
 # of the offset
 # ([chapter 4](https://pe-explained.github.io/pe_explained/foundations/properties/)).
 # A few positions out it already dips, so a farther position can be closer than a
-# nearer one. Both curves are symmetric in `k`, so neither tells "before" from "after".
+# nearer one. Both curves are symmetric in $k$, so neither tells "before" from "after".
 
-# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE[pos] · PE[pos + k], with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0, rising steeply over the first few offsets and then levelling off in a ragged band where it often goes down again. Both curves are mirror-symmetric around k = 0."
+# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE(pos) · PE(pos + k), with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0, rising steeply over the first few offsets and then levelling off in a ragged band where it often goes down again. Both curves are mirror-symmetric around k = 0."
 offsets = np.arange(-100, 101)
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 4.4), sharex=True)
 top.plot(offsets, dot_product_by_offset(offsets, d_model))
-top.set_ylabel("PE[pos] · PE[pos + k]")
+top.set_ylabel(r"$PE(pos) \cdot PE(pos+k)$")
 bottom.plot(offsets, distance_by_offset(offsets, d_model), color="C1")
-bottom.set_ylabel("‖PE[pos + k] − PE[pos]‖")
-bottom.set_xlabel("offset k  (positions)")
+bottom.set_ylabel(r"$\|PE(pos+k) - PE(pos)\|$")
+bottom.set_xlabel(r"offset $k$  (positions)")
 for ax in (top, bottom):
     ax.grid(True)
 plt.show()
@@ -155,7 +155,7 @@ print(f"the distance first shrinks after k = {first_distance_decrease(d_model)}"
 print(f"it shrinks at {(steps < 0).sum()} of the {steps.size} steps from k = 0 to 100")
 
 # %% [markdown]
-# ### Moving by `k` positions is a rotation
+# ### A shift is a rotation
 #
 # For each pair, $\sin((pos + k)\,\omega)$ and $\cos((pos + k)\,\omega)$ follow from
 # $\sin(pos\,\omega)$ and $\cos(pos\,\omega)$ by the angle-addition formulas, that is, by
@@ -174,7 +174,7 @@ print("M(k) is a rotation (orthogonal):", np.allclose(m @ m.T, np.eye(d_model)))
 # Each pair walks round the unit circle, one step of $\omega_i$ radians per position:
 # large steps for the first pair, tiny ones for the later pairs. Drawn as the clock
 # hands of [chapter 6](https://pe-explained.github.io/pe_explained/foundations/intuitions/),
-# with `sin` across and `cos` up, every pair starts at 12 o'clock and turns clockwise.
+# with the sine across and the cosine up, every pair starts at 12 o'clock and turns clockwise.
 
 # %% alt="Two unit circles. Left, pair i = 0 of an 8-dimensional encoding: the points for positions 0 to 12 start at the top and jump clockwise about one radian round the circle per position. Right, pair i = 1: the same positions start at the top and advance clockwise much less per step, covering a short arc."
 d_model, positions = 8, np.arange(13)
@@ -184,15 +184,19 @@ for ax, i in zip(axes, (0, 1)):
     circle = np.linspace(0, 2 * np.pi, 200)
     ax.plot(np.sin(circle), np.cos(circle), color="0.75", linewidth=1)
     ax.plot(pe[:, 2 * i], pe[:, 2 * i + 1], marker="o", linewidth=0.8)
-    for pos in (0, 1, 2, 12):
-        ax.annotate(f"pos {pos}", (pe[pos, 2 * i], pe[pos, 2 * i + 1]), fontsize=8,
-                    xytext=(4, 4), textcoords="offset points")
-    ax.set_title(f"pair i = {i}: {sinusoidal_frequencies(d_model)[i]:g} rad per position")
-    ax.set_xlabel("sin(pos · omega_i)")
-    ax.set_ylabel("cos(pos · omega_i)")
+    labelled = (0, 1, 2, 12) if i == 0 else (0, 12)  # pair 1's first steps sit too close
+    for pos in labelled:  # each label just outside the circle, away from the lines
+        x, y = pe[pos, 2 * i], pe[pos, 2 * i + 1]
+        ax.annotate(f"pos {pos}", (x, y), fontsize=9, xytext=(10 * x, 10 * y),
+                    textcoords="offset points",
+                    ha="center" if abs(x) < 0.3 else "left" if x > 0 else "right",
+                    va="center" if abs(y) < 0.3 else "bottom" if y > 0 else "top")
+    ax.set_title(f"pair $i = {i}$: {sinusoidal_frequencies(d_model)[i]:g} rad per position")
+    ax.set_xlabel(r"$\sin(pos\,\omega_i)$")
+    ax.set_ylabel(r"$\cos(pos\,\omega_i)$")
     ax.set_aspect("equal")
-    ax.set_xlim(-1.3, 1.3)
-    ax.set_ylim(-1.3, 1.3)
+    ax.set_xlim(-1.4, 1.4)
+    ax.set_ylim(-1.4, 1.4)
 plt.show()
 
 # %% [markdown]
@@ -201,6 +205,6 @@ plt.show()
 # - Self-attention on its own only reorders its outputs when the input is reordered;
 #   adding a position-dependent vector breaks that symmetry.
 # - The sinusoidal encoding is a ladder of sine/cosine pairs whose wavelengths grow
-#   geometrically from 2π to almost 2π · base.
+#   geometrically from $2\pi$ to almost $2\pi \cdot \text{base}$.
 # - The dot product of two encodings depends only on their offset, and moving by an
 #   offset is one fixed rotation — the property that RoPE builds on in Part III.

@@ -115,8 +115,8 @@ plt.show()
 # ## 3. Relative positions (Shaw et al.)
 #
 # Instead of a vector per absolute position, Shaw et al. learn a vector per *offset*
-# `j − i` between a query `i` and a key `j`, clipped to `±k`. Every (query, key) pair
-# reads one row of a table of `2k + 1` vectors:
+# $j - i$ between a query $i$ and a key $j$, clipped to $\pm k$. Every (query, key) pair
+# reads one row of a table of $2k + 1$ vectors:
 
 # %%
 print("offsets j - i:")
@@ -130,11 +130,11 @@ index = shaw_relative_index(n, n, max_distance=k)
 fig, ax = plt.subplots(figsize=(4.6, 3.8))
 image = ax.imshow(index, cmap="viridis", interpolation="nearest")
 for (i, j), row in np.ndenumerate(index):
-    ax.text(j, i, str(row), ha="center", va="center", fontsize=8,
+    ax.text(j, i, str(row), ha="center", va="center", fontsize=9,
             color="white" if row < k else "black")
-ax.set_xlabel("key position j")
-ax.set_ylabel("query position i")
-fig.colorbar(image, ax=ax, label="row of the relative table  (offset + k)")
+ax.set_xlabel(r"key position $j$")
+ax.set_ylabel(r"query position $i$")
+fig.colorbar(image, ax=ax, label=r"row of the relative table  (offset + $k$)")
 plt.show()
 
 # %% [markdown]
@@ -164,4 +164,4 @@ for name, (a, b) in {"no relative vectors": (zeros, zeros), "Shaw et al.": (rel_
 # - A learned table costs $\text{max\_len} \cdot d_{\text{model}}$ parameters and starts with no notion of
 #   which positions are near each other; the sinusoidal one has it built in.
 # - Shaw et al.'s relative scheme indexes a small table by the clipped offset
-#   `j − i`, so only distances, never absolute positions, enter attention.
+#   $j - i$, so only distances, never absolute positions, enter attention.

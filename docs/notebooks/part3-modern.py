@@ -41,13 +41,13 @@ use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)
 
 # %% [markdown]
-# ## 1. RoPE: the score depends only on `m − n`
+# ## 1. RoPE: the score depends only on the offset
 #
-# RoPE rotates a query at position `m` and a key at position `n`, pair by pair, by the
+# RoPE rotates a query at position $m$ and a key at position $n$, pair by pair, by the
 # angles $m\,\omega_i$ and $n\,\omega_i$. Their dot product then sees only the
-# difference `m − n`. Move both positions by the same amount and the score stays put,
-# in either layout of the pairs (the two layouts pair different dimensions of `q` and
-# `k`, so their scores differ from each other):
+# difference $m - n$. Move both positions by the same amount and the score stays put,
+# in either layout of the pairs. The two layouts pair different dimensions of $q$ and
+# $k$, so their scores differ from each other:
 
 # %%
 head_dim = 64
@@ -66,7 +66,7 @@ for layout in ("halves", "interleaved"):
     print(f"{layout:<12} m - n = 3 at m = 3, 100, 5000:", [round(s, 6) for s in scores])
 
 # %% [markdown]
-# A rotation keeps lengths, so RoPE changes the angle between `q` and `k` but not
+# A rotation keeps lengths, so RoPE changes the angle between $q$ and $k$ but not
 # their norms:
 
 # %%
@@ -75,7 +75,7 @@ print("norm before:", round(float(np.linalg.norm(q)), 6), " after:", round(float
 
 # %% [markdown]
 # RoFormer bounds how large the score can get at a given distance; the bound falls,
-# with oscillations, as `m − n` grows. For a query and key that are equal (all
+# with oscillations, as $m - n$ grows. For a query and key that are equal (all
 # ones), the actual score follows the same trend.
 
 # %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE and RoFormer's relative upper bound, both divided by their value at distance 0. Both fall quickly from 1 over the first hundred positions and then oscillate at a lower level."
@@ -84,10 +84,10 @@ ones = np.ones(head_dim)
 queries = apply_rope(np.tile(ones, (len(distances), 1)), distances, inv_freq)  # query at m
 score = queries @ ones  # key at n = 0, where the rotation is the identity
 fig, ax = plt.subplots(figsize=(7, 3.4))
-ax.plot(distances, score / head_dim, label="score of an all-ones q and k  (÷ head_dim)")
+ax.plot(distances, score / head_dim, label=r"score of an all-ones $q$ and $k$  (÷ $d_k$)")
 ax.plot(distances, rope_decay_bound(distances, head_dim) / rope_decay_bound([0], head_dim)[0],
         label="RoFormer's relative bound  (÷ its value at 0)")
-ax.set_xlabel("relative distance m − n  (positions)")
+ax.set_xlabel(r"relative distance $m - n$  (positions)")
 ax.set_ylabel("relative size")
 ax.grid(True)
 ax.legend(loc="upper right")
@@ -98,7 +98,7 @@ plt.show()
 #
 # ALiBi adds $-m_h\,(i - j)$ to the score of query $i$ and key $j$: no position
 # vectors at all, just a penalty growing with the distance, with a different slope
-# `m_h` in every head. The slopes form a geometric sequence:
+# $m_h$ in every head. The slopes form a geometric sequence:
 
 # %%
 num_heads = 8
@@ -110,8 +110,8 @@ print(alibi_bias(num_heads, 5)[0])
 bias = alibi_bias(num_heads, 33, dtype=np.float64)[:, -1, ::-1]  # last query, keys by distance
 fig, ax = plt.subplots(figsize=(7, 3.2))
 for head in (0, 1, 3, 7):
-    ax.plot(np.arange(33), bias[head], label=f"head {head}: slope m = {alibi_slopes(num_heads)[head]:g}")
-ax.set_xlabel("distance i − j  (positions back from the query)")
+    ax.plot(np.arange(33), bias[head], label=f"head {head}: slope $m_h$ = {alibi_slopes(num_heads)[head]:g}")
+ax.set_xlabel(r"distance $i - j$  (positions back from the query)")
 ax.set_ylabel("bias added to the score")
 ax.grid(True)
 ax.legend(loc="lower left")
@@ -152,10 +152,10 @@ plt.show()
 # To run a RoPE model on longer inputs than it was trained on, the methods rescale
 # the rotation frequencies. Plot each method's frequency divided by the original one,
 # pair by pair, for a head width $d_k = 128$ (`head_dim`): position interpolation,
-# NTK-aware scaling and YaRN stretching a 4096-token context 4 times (`base = 10000`),
-# and Llama 3's rule
-# with the settings Llama 3.1 ships with (`base = 500000`, factor 8, trained on 8192
-# tokens). Position interpolation divides every frequency; NTK-aware scaling keeps the
+# NTK-aware scaling and YaRN stretching a 4096-token context 4 times, and Llama 3's
+# rule with the settings Llama 3.1 ships with. The first three use $\text{base} = 10000$;
+# Llama 3.1 has $\text{base} = 500000$ and factor 8, and was trained on 8192 tokens.
+# Position interpolation divides every frequency; NTK-aware scaling keeps the
 # fastest pair and divides the slowest by the factor; YaRN and Llama 3 keep the fast
 # pairs, divide the slow ones by the factor and blend in between.
 
@@ -186,7 +186,7 @@ fig, ax = plt.subplots(figsize=(7, 3.6))
 for name, ratio in ratios.items():
     ax.plot(np.arange(head_dim // 2), ratio, label=name)
 ax.set_yscale("log", base=2)
-ax.set_xlabel("pair index i  (0 = fastest rotation → 63 = slowest)")
+ax.set_xlabel(r"pair index $i$  (0 = fastest rotation → 63 = slowest)")
 ax.set_ylabel("scaled frequency ÷ original")
 ax.grid(True)
 ax.legend(loc="lower left")
@@ -195,7 +195,7 @@ plt.show()
 # %% [markdown]
 # ## Takeaways
 #
-# - RoPE's score depends on the positions only through `m − n`, in both layouts, and
+# - RoPE's score depends on the positions only through $m - n$, in both layouts, and
 #   rotation leaves the vectors' norms unchanged.
 # - ALiBi needs no position vectors: one slope per head turns distance into a linear
 #   penalty on the score.

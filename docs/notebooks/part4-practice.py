@@ -43,9 +43,9 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## 1. Four sinusoidal tables
 #
-# The same two positions in four conventions ($d_{\text{model}} = 8$): the paper's interleaved
-# layout, the same numbers in split halves (all sines, then all cosines),
-# tensor2tensor's timing signal and fairseq's table.
+# The same two positions in four conventions: the paper's interleaved layout, the
+# same numbers in split halves (all sines, then all cosines), tensor2tensor's timing
+# signal and fairseq's table. All four tables are $d_{\text{model}} = 8$ columns wide.
 
 # %%
 d_model = 8
@@ -61,7 +61,7 @@ print("fairseq (row 1 is its padding row; the first token reads row 2)\n",
 # - **Frequencies.** tensor2tensor and fairseq space the exponents with
 #   $d_{\text{model}}/2 - 1$ in the denominator instead of $d_{\text{model}}/2$, so every pair but
 #   the first turns more slowly. Recover each table's frequencies from its row 1
-#   (`atan2(sin ω, cos ω) = ω`) and compare.
+#   with $\operatorname{atan2}(\sin\omega_i, \cos\omega_i) = \omega_i$ and compare.
 # - **Offset.** fairseq gives the first token row `padding_idx + 1`, not row 0.
 
 # %%
@@ -105,13 +105,14 @@ plt.show()
 # %% [markdown]
 # ## 2. RoPE: interleaved or halves
 #
-# RoFormer, GPT-J and Meta's Llama code rotate dimensions $(2i, 2i + 1)$ together;
-# GPT-NeoX and Hugging Face's Llama code (`rotate_half`, shared by many of its models)
-# rotate $(i, i + d_k/2)$, with $d_k$ the head width (`head_dim`). Other Hugging Face models keep the interleaved pairs:
-# GPT-J (`rotate_every_two`), Llama 4 and DeepSeek-V2 (complex multiplies), DeepSeek-V3
-# (interleaved pairs rotated at run time); chapter 16 names them. The same weights give
-# different attention scores in the two layouts — unless the query and key
-# dimensions are permuted, which is what converting a checkpoint does.
+# RoFormer, GPT-J and Meta's Llama code rotate dimensions $(2i, 2i + 1)$ together.
+# GPT-NeoX and Hugging Face's Llama code rotate $(i, i + d_k/2)$ together instead,
+# where the head width $d_k$ is `head_dim` in the code. Many Hugging Face models share
+# that Llama code's `rotate_half` function. Other Hugging Face models keep the
+# interleaved pairs: GPT-J (`rotate_every_two`), Llama 4 and DeepSeek-V2 (complex
+# multiplies), DeepSeek-V3 (interleaved pairs rotated at run time); chapter 16 names
+# them. The same weights give different attention scores in the two layouts — unless
+# the query and key dimensions are permuted, which is what converting a checkpoint does.
 
 # %%
 head_dim, seq = 64, 16
@@ -142,7 +143,7 @@ for ax, (name, panel) in zip(axes, panels.items()):
     ax.set_title(name, fontsize=10)
     ax.set_xlabel("key position")
 axes[0].set_ylabel("query position")
-fig.colorbar(image, ax=axes, label="score q · k", shrink=0.8)
+fig.colorbar(image, ax=axes, label=r"score $q \cdot k$", shrink=0.8)
 plt.show()
 
 # %% [markdown]
