@@ -291,6 +291,8 @@ def render_math(page_html: str, page: str) -> str:
             raise BookError(f"{page}: cannot render math {latex!r}: {exc}") from exc
         if "\\" in mathml:  # latex2mathml passes unknown commands through as text
             raise BookError(f"{page}: math {latex!r} uses a command MathML cannot render")
+        if re.search(r"<mi>&(?:amp;)?</mi>", mathml):  # an alignment it did not parse
+            raise BookError(f"{page}: math {latex!r} has an & outside split or a matrix")
         mathml = _unary_signs(mathml)
         mathml = _upright_names(mathml)
         mathml = _function_spacing(mathml)

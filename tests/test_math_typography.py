@@ -195,3 +195,10 @@ def test_norm_bars_never_stretch():
 def test_without_the_spacing_a_log_reads_as_a_product(monkeypatch):
     monkeypatch.setattr(book_site, "_function_spacing", lambda mathml: mathml)
     assert "<mi>ln</mi>\n<mi>s</mi>" in _math(r"0.1\ln s")
+
+
+def test_an_alignment_mark_outside_split_fails_the_build():
+    """latex2mathml reads \\begin{aligned} as text and prints its & marks."""
+    with pytest.raises(book_site.BookError, match="outside split"):
+        _math(r"\begin{aligned} a &= b \\ &= c \end{aligned}", display=True)
+    assert "<mtable" in _math(r"\begin{split} a &= b \\ &= c \end{split}", display=True)
