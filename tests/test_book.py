@@ -456,6 +456,34 @@ def test_figures_and_tables_are_numbered_per_chapter_and_referenced_by_number():
     assert ">Figure 1<" in plain
 
 
+#: Pages whose figure or table speaks for itself: the home page's, the glossary's list.
+_UNREFERENCED_PAGES = {"index.md", "appendix/glossary.md"}
+
+
+def unreferenced(markdown: str) -> list[str]:
+    """The figures and tables placed in ``markdown`` that its prose never cites by number."""
+    placed = re.findall(r"\{\{ (?:figure|table): ([\w.]+) \}\}", markdown)
+    cited = set(re.findall(r"\{\{ (?:figref|tableref): ([\w.]+) \}\}", markdown))
+    return [name for name in placed if name not in cited]
+
+
+def test_every_figure_and_table_is_cited_by_number_on_its_page():
+    """The prose says "Figure 3.2 shows", never only "the figure below"."""
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    found = {
+        str(page.relative_to(docs)): missing
+        for page in docs.rglob("*.md")
+        if str(page.relative_to(docs)) not in _UNREFERENCED_PAGES
+        and (missing := unreferenced(page.read_text(encoding="utf-8")))
+    }
+    assert not found, found
+
+
+def test_the_citation_check_sees_a_figure_named_only_as_the_figure_below():
+    page = "As the figure below shows:\n\n{{ figure: a }}\n\n{{ tableref: t }}\n{{ table: t }}"
+    assert unreferenced(page) == ["a"]
+
+
 def test_a_reference_to_a_figure_not_on_the_page_fails():
     figs = sorted(FIGURES)
     sizes = {(name, layout): (10, 10) for name in FIGURES for layout in ("wide", "phone")}
