@@ -24,6 +24,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 __all__ = ["SLACK", "data_under", "overlaps", "segments_cross_box"]
@@ -117,8 +118,6 @@ def _words(text) -> bool:
 
 def _text_box(text, renderer) -> Bbox:
     # the text's own box: an annotation's extent would take in its leader as well
-    from matplotlib.text import Text
-
     return Text.get_window_extent(text, renderer)
 
 
@@ -155,16 +154,15 @@ def _legends(fig: Figure) -> list:
     return [legend for legend in legends if legend is not None and legend.get_visible()]
 
 
-def data_under(box: Bbox, ax) -> list[str]:
-    """The names of the data of ``ax`` (as last drawn) that ``box`` covers inside it."""
+def data_under(box: Bbox, ax, shapes: list | None = None) -> list[str]:
+    """The names of the data of ``ax`` (as last drawn) that ``box`` covers inside it.
+    ``shapes``: the axes' data as :func:`_data` gives it, when the caller has it."""
     inside = Bbox.intersection(box, ax.get_window_extent())
     if inside is None or not ax.get_visible() or not ax.axison:
         return []
-    return list(
-        dict.fromkeys(
-            what for what, kind, shape in _data(ax) if _covers(_shrunk(inside), kind, shape)
-        )
-    )
+    shrunk = _shrunk(inside)
+    shapes = _data(ax) if shapes is None else shapes
+    return list(dict.fromkeys(what for what, kind, shape in shapes if _covers(shrunk, kind, shape)))
 
 
 def overlaps(fig: Figure) -> list[str]:
@@ -202,12 +200,14 @@ def overlaps(fig: Figure) -> list[str]:
             found.append(f"{name} cut off by the figure's edge")
     # text over data, within each axes (outside it, no data is drawn)
     for ax in fig.axes:
+        shapes = list(_data(ax))  # once per axes, not once per text
         for name, box in zip(names, boxes, strict=True):
-            found += [f"{name} over {what}" for what in data_under(box, ax)]
+            found += [f"{name} over {what}" for what in data_under(box, ax, shapes)]
     # text over text, and leaders through other texts
     for i in range(len(texts)):
+        shrunk = _shrunk(boxes[i])
         for j in range(i + 1, len(texts)):
-            if _covers(_shrunk(boxes[i]), "box", boxes[j]):
+            if _covers(shrunk, "box", boxes[j]):
                 found.append(f"{names[i]} over {names[j]}")
         leader = getattr(texts[i], "arrow_patch", None)
         if leader is None or not leader.get_visible():

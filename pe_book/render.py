@@ -104,8 +104,8 @@ def draw_figure(name: str, theme: str, layout: str = "wide"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         fig.draw_without_rendering()  # the raised text's room
-    legends_off_phone_data(fig)
-    raise_small_text(fig)  # the moved legend's entries
+    if legends_off_phone_data(fig):
+        raise_small_text(fig)  # the moved legend's entries
     return fig
 
 

@@ -377,13 +377,17 @@ def _legend_under_figure(ax, columns: int) -> None:
     )
 
 
-def legends_off_phone_data(fig: Figure) -> None:
+def legends_off_phone_data(fig: Figure) -> bool:
     """On a phone, a legend inside its axes that covers the axes' data
-    (:func:`pe_book.overlaps.data_under`) moves under the figure. Call after a layout."""
+    (:func:`pe_book.overlaps.data_under`) moves under the figure. Call after a layout;
+    True if a legend moved."""
+    moved = False
     for ax in fig.axes:
         legend = ax.get_legend()
         if legend is not None and not fig.legends and data_under(legend.get_window_extent(), ax):
             _legend_under_figure(ax, columns=1)
+            moved = True
+    return moved
 
 
 #: On a phone, end labels wider than this share of the figure become a legend under it.
