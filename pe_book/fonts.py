@@ -12,9 +12,10 @@ package, never committed and never fetched by the reader:
   including the mathematical italic letters Chromium draws for a single-letter
   ``<mi>`` (:func:`italic`);
 * :func:`subset_font` keeps those characters, the glyphs the ``MATH`` table
-  needs to stretch and to set scripts (size variants, assembly parts, ``ssty``),
-  the copyright and licence names, and writes WOFF2 — about 40 KB instead of
-  the 1.5 MB of the whole font. The same characters give the same bytes: the
+  needs to stretch and to set scripts (size variants, assembly parts, ``ssty``;
+  the root sign only at its base size, :data:`ONE_SIZE`), the copyright and
+  licence names, and writes WOFF2 — about 40 KB instead of the 1.5 MB of the
+  whole font. The same characters give the same bytes: the
   font's own timestamps are kept, never the time of the build.
 
 The hook adds the file to the site as :data:`FONT_FILE`; ``book.css`` loads it
@@ -33,6 +34,7 @@ __all__ = [
     "FONT_FILE",
     "FONT_PACKAGE",
     "FONT_SOURCE",
+    "ONE_SIZE",
     "italic",
     "math_characters",
     "source_font",
@@ -52,6 +54,14 @@ NAME_IDS = (0, 1, 2, 3, 4, 5, 6, 13, 14)
 #: OpenType features kept besides fontTools' defaults: script-style alternates, dotless
 #: forms under accents, flattened accents (the features math layout uses).
 MATH_FEATURES = ("ssty", "dtls", "flac")
+
+#: Characters the subset keeps at their one, base size: their larger sizes are dropped
+#: from the ``MATH`` table. Chromium sizes a root's box for the widest size of its sign
+#: (STIX Two's assembly pieces, 1.212 em) but draws the one it picks (0.794 em for
+#: the base size), so every root ended in 0.42 em of empty space. The book's roots hold
+#: one line of math (``render_math`` refuses a fraction or a stack under one), which
+#: the base size covers.
+ONE_SIZE = ("√",)
 
 
 def source_font() -> Path:
@@ -118,13 +128,14 @@ def math_characters(page_html: str) -> set[str]:
     return chars
 
 
-def subset_font(characters, source: Path | None = None) -> bytes:
+def subset_font(characters, source: Path | None = None, one_size=ONE_SIZE) -> bytes:
     """WOFF2 bytes of the math font reduced to ``characters`` (an iterable of one-char strings).
 
     Keeps the ``MATH`` table and every glyph it reaches from the kept ones (the larger
-    sizes and pieces of stretchy operators, script alternates), drops hinting, and keeps
-    the font's own ``head`` timestamps, so equal inputs give equal bytes whatever the
-    clock or ``SOURCE_DATE_EPOCH``.
+    sizes and pieces of stretchy operators, script alternates) except the larger sizes
+    of the characters in ``one_size`` (:data:`ONE_SIZE`), drops hinting, and keeps the
+    font's own ``head`` timestamps, so equal inputs give equal bytes whatever the clock
+    or ``SOURCE_DATE_EPOCH``.
     """
     from fontTools import subset
     from fontTools.ttLib import TTFont
@@ -137,9 +148,25 @@ def subset_font(characters, source: Path | None = None) -> bytes:
     options.layout_features = [*options.layout_features, *MATH_FEATURES]
     out = io.BytesIO()
     with TTFont(source or source_font(), recalcTimestamp=False) as font:
+        _drop_vertical_sizes(font, one_size)
         subsetter = subset.Subsetter(options)
         subsetter.populate(unicodes=codepoints)
         subsetter.subset(font)
         font.flavor = "woff2"
         font.save(out, reorderTables=True)
     return out.getvalue()
+
+
+def _drop_vertical_sizes(font, characters) -> None:
+    """Remove the vertical size variants and assembly of ``characters`` from the ``MATH``
+    table of ``font``, so that they are drawn, and measured, at their base size only."""
+    variants = font["MATH"].table.MathVariants
+    cmap = font.getBestCmap()
+    glyphs = variants.VertGlyphCoverage.glyphs
+    for char in characters:
+        name = cmap.get(ord(char))
+        if name in glyphs:
+            k = glyphs.index(name)
+            del glyphs[k]
+            del variants.VertGlyphConstruction[k]
+    variants.VertGlyphCount = len(glyphs)

@@ -94,7 +94,9 @@ def inline_math_html(text: str, *, plain: bool = False) -> str:
     return "".join(pieces)
 
 
-def _caption(number: str, text: str) -> str:
+def caption_html(number: str, text: str) -> str:
+    """A caption's HTML: its number ("Figure 3.2"), then its text with the book's
+    notation set as math (:func:`~pe_book.notation.math_notation`)."""
     number_html = f'<span class="caption-number">{number}</span>'
     return number_html + (f" {inline_math_html(math_notation(text))}" if text else "")
 
@@ -127,7 +129,7 @@ def figure_markdown(
         )
     full = _relative(f"{FIGURE_DIR}/{variant_name(name, 'light')}.svg", page)
     link = f' <a class="figure-full" href="{full}">Open full size</a>'
-    caption = f"\n  <figcaption>{_caption(number, spec.caption)}{link}</figcaption>"
+    caption = f"\n  <figcaption>{caption_html(number, spec.caption)}{link}</figcaption>"
     return (
         f'<figure id="{_anchor("figure", name)}">\n  '
         + "\n  ".join(pictures)
@@ -136,10 +138,35 @@ def figure_markdown(
     )
 
 
-def cite_markdown(key: str, page: str) -> str:
-    ref = REFERENCES[key]
+def cite_markdown(keys: str | list[str], page: str, style: str = "parenthetical") -> str:
+    """Author–year citations of ``keys``, each linked to its bibliography entry.
+
+    ``parenthetical``: "(Press et al., 2022; Su et al., 2021)", after what is cited;
+    ``bare``: the same without parentheses, inside a parenthesis of the sentence;
+    ``textual``: "Press et al. (2022)", as the subject or object of a sentence.
+    """
+    keys = [keys] if isinstance(keys, str) else keys
     link = _relative(BIBLIOGRAPHY_PAGE, page)
-    return f"[{ref.short}, {ref.year}]({link}#{key})"
+    refs = [(REFERENCES[k], f"{link}#{k}") for k in keys]
+    if style == "textual":
+        names = [f"[{ref.short} ({ref.year})]({url})" for ref, url in refs]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    inner = "; ".join(f"[{ref.short}, {ref.year}]({url})" for ref, url in refs)
+    if style == "bare":
+        return inner
+    if style == "parenthetical":
+        return f"({inner})"
+    raise ValueError(f"style must be 'parenthetical', 'bare' or 'textual', got {style!r}")
+
+
+_CODE_OR_MATH = re.compile(r"`[^`]*`|\$[^$]*\$")
+
+
+def _in_parenthesis(before: str) -> bool:
+    """Whether the paragraph that ``before`` ends leaves a parenthesis open (code spans
+    and math aside)."""
+    paragraph = _CODE_OR_MATH.sub("", before[before.rfind("\n\n") + 1 :])
+    return paragraph.count("(") > paragraph.count(")")
 
 
 def reference_item(key: str) -> str:
@@ -174,13 +201,18 @@ def expand_shortcodes(
 
     ``{{ value: chapter.name }}`` shows a value; ``{{ value: chapter.CONSTANT:spec }}``
     formats a chapter constant with a Python format spec (``:,`` gives ``4,096``).
-    ``figure_sizes`` maps figure names to the CSS pixel size of their SVG.
+    ``{{ cite: key, … }}`` cites in parentheses after what it supports, or without them
+    inside a parenthesis of the sentence; ``{{ citet: key }}`` names the authors as part
+    of the sentence ("as Press et al. (2022) found"). ``figure_sizes`` maps figure names
+    to the CSS pixel size of their SVG.
     """
     load_all()
     numbers = _numbers(markdown)
 
-    def replace(match: re.Match) -> str:
+    def replace(match: re.Match, before: str) -> str:
+        """``match`` a shortcode of one line; ``before``, the page up to that line."""
         kind, argument = match.group(1), match.group(2)
+        before += match.string[: match.start()]
         where = f"{page}: {{{{ {kind}: {argument} }}}}"
         if kind == "figure":
             if argument not in FIGURES:
@@ -191,7 +223,7 @@ def expand_shortcodes(
                 raise BookError(f"{where}: unknown table {argument!r}")
             from .render import table_markdown
 
-            caption = _caption(numbers[("table", argument)], TABLES[argument].caption)
+            caption = caption_html(numbers[("table", argument)], TABLES[argument].caption)
             return (
                 f'<p class="table-caption" id="{_anchor("table", argument)}">{caption}</p>\n\n'
                 + table_markdown(argument)
@@ -214,16 +246,19 @@ def expand_shortcodes(
             from .render import power_of_ten_markup
 
             # inside a formula: an odd number of $ before it on its line
-            line = markdown[markdown.rfind("\n", 0, match.start()) + 1 : match.start()]
+            line = match.string[: match.start()]
             return power_of_ten_markup(text, in_math=line.replace("$$", "").count("$") % 2 == 1)
-        if kind in ("cite", "references"):
+        if kind in ("cite", "citet", "references"):
             keys = _split_keys(argument)
             unknown = [k for k in keys if k not in REFERENCES]
             if unknown or not keys:
                 raise BookError(f"{where}: unknown reference key(s) {unknown or argument!r}")
             if kind == "references":
                 return references_markdown(keys, page)
-            return "; ".join(cite_markdown(k, page) for k in keys)
+            if kind == "citet":
+                return cite_markdown(keys, page, "textual")
+            inside = _in_parenthesis(before)
+            return cite_markdown(keys, page, "bare" if inside else "parenthetical")
         if kind == "bibliography":
             return bibliography()
         if kind == "symbol":
@@ -241,11 +276,14 @@ def expand_shortcodes(
         raise BookError(f"{where}: unknown shortcode kind {kind!r}")
 
     lines = markdown.splitlines(keepends=True)
-    out = []
+    out, seen = [], 0
     for line, outside in zip(lines, _outside_fences(lines), strict=True):
+        before, seen = markdown[:seen], seen + len(line)
         if outside:
             indent = line[: len(line) - len(line.lstrip())]
-            line = SHORTCODE.sub(lambda m, pad=indent: replace(m).replace("\n", "\n" + pad), line)
+            line = SHORTCODE.sub(
+                lambda m, pad=indent, b=before: replace(m, b).replace("\n", "\n" + pad), line
+            )
         out.append(line)
     return "".join(out)
 
@@ -274,6 +312,28 @@ _MATH = re.compile(
 
 
 _TEXT = re.compile(r"\\(?:text|textrm|mbox)\{[^{}]*\}")
+#: Stretched horizontal braces (U+23DE, U+23DF): Chromium stretches them over less than
+#: their base and draws the assembly's joints as gaps.
+_BRACES = re.compile(r"\\(?:underbrace|overbrace)(?![a-zA-Z])")
+
+
+#: What makes a root's content taller than one line of math.
+_TALL = re.compile(
+    r"\\(?:[dt]?frac|over|begin|sum|prod|int|underset|overset|stackrel|[bB]igg?[lrm]?)(?![a-zA-Z])"
+)
+_ROOT = re.compile(r"\\sqrt\s*(?:\[[^\]]*\])?\s*\{")
+
+
+def _tall_root(latex: str) -> str | None:
+    """The first command under a ``\\sqrt`` that makes its content taller than a line."""
+    for match in _ROOT.finditer(latex):
+        depth, k = 1, match.end()
+        while k < len(latex) and depth:
+            depth += {"{": 1, "}": -1}.get(latex[k], 0) if latex[k - 1] != "\\" else 0
+            k += 1
+        if tall := _TALL.search(latex, match.end(), k):
+            return tall.group(0)
+    return None
 
 
 def render_math(page_html: str, page: str) -> str:
@@ -293,10 +353,21 @@ def render_math(page_html: str, page: str) -> str:
             raise BookError(f"{page}: math {latex!r} uses a command MathML cannot render")
         if re.search(r"<mi>&(?:amp;)?</mi>", mathml):  # an alignment it did not parse
             raise BookError(f"{page}: math {latex!r} has an & outside split or a matrix")
+        if tall := _tall_root(latex):
+            raise BookError(
+                f"{page}: math {latex!r} has a root over {tall!r}; the site's font draws "
+                "the root sign at one size (pe_book.fonts.ONE_SIZE), so write a power 1/2"
+            )
+        if _BRACES.search(latex):
+            raise BookError(
+                f"{page}: math {latex!r} uses a horizontal brace, which Chromium draws "
+                "shorter than its terms and in dashes; name the terms in the prose"
+            )
         mathml = _unary_signs(mathml)
         mathml = _upright_names(mathml)
         mathml = _function_spacing(mathml)
         mathml = _NORM_BAR.sub('<mo stretchy="false">&#x02016;</mo>', mathml)
+        mathml = _absolute_bars(mathml)
         # One element per line: MathML ignores white space between elements, and
         # line-based regexes of other plugins (print-site's anchor rewriting) stay
         # linear instead of backtracking over one very long line with no spaces.
@@ -314,8 +385,28 @@ def render_math(page_html: str, page: str) -> str:
 
 #: A minus or plus sign and what stands before it (an element's start or end tag).
 _SIGN = re.compile(r"(<[^<>]*>)(?:([^<>]*)(</mo>))?<mo>(&#x02212;|&#x0002B;)</mo>")
+_EMPTY_GROUP = re.compile(r"<mrow\s*/>")
 #: Operators after which a following sign ends an operand: closing fences and bars.
 _CLOSERS = {"&#x00029;", ")", "&#x0005D;", "]", "&#x0007D;", "}", "&#x0007C;", "|", "&#x02016;"}
+
+
+_BAR = re.compile(r'<mo(?: stretchy="false")?>&#x0007C;</mo>')
+
+
+def _absolute_bars(mathml: str) -> str:
+    """Set the bars of ``|m - n|`` as the fences they are: the first of each pair opens,
+    the second closes. Between other terms Chromium spaces a bar as an infix operator,
+    so ``a \\cdot |b|`` read "a · | b|". A formula with an odd number of bars (a
+    conditional, ``p(a | b)``) is left alone."""
+    bars = list(_BAR.finditer(mathml))
+    if not bars or len(bars) % 2:
+        return mathml
+    out, last = [], 0
+    for k, bar in enumerate(bars):
+        form = "postfix" if k % 2 else "prefix"
+        out += [mathml[last : bar.start()], f'<mo form="{form}" stretchy="false">&#x0007C;</mo>']
+        last = bar.end()
+    return "".join(out) + mathml[last:]
 
 
 def _unary_signs(mathml: str) -> str:
@@ -325,7 +416,8 @@ def _unary_signs(mathml: str) -> str:
     def mark(match: re.Match) -> str:
         tag, content, close, sign = match.groups()
         if close is None:  # right after a start tag: <mrow>, <math …>, <msub> …
-            unary = not tag.startswith("</")
+            # … but TeX's empty group (``& {} + c``) stands for a left operand
+            unary = not tag.startswith("</") and not _EMPTY_GROUP.fullmatch(tag)
         else:  # after an operator: unary unless the operator closes a group
             unary = tag.startswith("<mo") and content not in _CLOSERS
         before = tag + (content or "") + (close or "")

@@ -222,9 +222,35 @@ def test_figure_markdown_has_both_variants_sizes_and_alt():
     assert f'class="figure-full" href="../assets/figures/{name}-light.svg"' in out
 
 
-def test_cite_links_to_the_bibliography_anchor():
-    out = expand_shortcodes("{{ cite: vaswani2017 }}\n", "foundations/x.md", {})
-    assert out.strip() == "[Vaswani et al., 2017](../appendix/bibliography.md#vaswani2017)"
+_VASWANI = "[Vaswani et al., 2017](../appendix/bibliography.md#vaswani2017)"
+_SU = "[Su et al., 2021](../appendix/bibliography.md#su2021)"
+
+
+def _cited(markdown: str) -> str:
+    return expand_shortcodes(markdown, "foundations/x.md", {}).strip()
+
+
+def test_cite_links_to_the_bibliography_anchor_in_parentheses():
+    """A citation after what it supports: "the original transformer (Vaswani et al., 2017)"."""
+    assert _cited("{{ cite: vaswani2017 }}\n") == f"({_VASWANI})"
+    assert _cited("RoPE {{ cite: vaswani2017, su2021 }} is") == f"RoPE ({_VASWANI}; {_SU}) is"
+
+
+def test_a_citation_inside_a_parenthesis_adds_none_of_its_own():
+    assert _cited("(as in fairseq; {{ cite: su2021 }})") == f"(as in fairseq; {_SU})"
+    two_lines = "models ([chapter 11](../modern/rope.md);\n{{ cite: su2021 }}), and"
+    assert _cited(two_lines).endswith(f"\n{_SU}), and")
+    # a closed parenthesis, code or math with a bracket, or the paragraph before: outside
+    assert _cited("(chapter 11) RoPE {{ cite: su2021 }}") == f"(chapter 11) RoPE ({_SU})"
+    assert _cited("`f(` and $(a$ {{ cite: su2021 }}") == f"`f(` and $(a$ ({_SU})"
+    assert _cited("(open\n\nRoPE {{ cite: su2021 }}").endswith(f"RoPE ({_SU})")
+
+
+def test_citet_names_the_authors_as_part_of_the_sentence():
+    textual = "[Su et al. (2021)](../appendix/bibliography.md#su2021)"
+    assert _cited("as {{ citet: su2021 }} found") == f"as {textual} found"
+    both = _cited("{{ citet: vaswani2017, su2021 }}")
+    assert both == f"[Vaswani et al. (2017)](../appendix/bibliography.md#vaswani2017) and {textual}"
 
 
 def test_references_are_complete():

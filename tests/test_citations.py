@@ -11,7 +11,7 @@ import pytest
 from pe_book.references import REFERENCES
 
 ROOT = Path(__file__).resolve().parent.parent
-CITE = re.compile(r"\{\{\s*cite:\s*([^}]*?)\s*\}\}")
+CITE = re.compile(r"\{\{\s*citet?:\s*([^}]*?)\s*\}\}")
 
 
 def _sources() -> list[Path]:

@@ -21,6 +21,7 @@ from browser_support import built_site, pages_of
 from fontTools.ttLib import TTFont
 
 from pe_book import fonts
+from pe_book import site as book_site
 from pe_book.site import render_math
 
 SAMPLE = set("()[]|‖+−=·/0123456789abcdefghijklmnopqrstuvwxyzθω∑") | {"\u2211"}
@@ -121,6 +122,37 @@ def test_the_subset_keeps_what_stretches_a_parenthesis():
     variants = [v.VariantGlyph for v in construction.MathGlyphVariantRecord]
     assert len(variants) >= 3 and construction.GlyphAssembly is not None
     assert set(variants) <= set(font.getGlyphOrder())
+
+
+def _vertical_sizes(font: TTFont, char: str) -> int:
+    """How many sizes (variants and assembly pieces) the MATH table lists for ``char``."""
+    variants = font["MATH"].table.MathVariants
+    name = font.getBestCmap()[ord(char)]
+    if name not in variants.VertGlyphCoverage.glyphs:
+        return 0
+    construction = variants.VertGlyphConstruction[variants.VertGlyphCoverage.glyphs.index(name)]
+    assembly = construction.GlyphAssembly
+    return len(construction.MathGlyphVariantRecord) + (len(assembly.PartRecords) if assembly else 0)
+
+
+def test_the_root_sign_keeps_only_its_base_size():
+    """Chromium sizes a root for its widest sign; with only one size there is no gap."""
+    chars = SAMPLE | {"√"}
+    font = _font(fonts.subset_font(chars))
+    assert "√" in _cmap(font)
+    assert _vertical_sizes(font, "√") == 0
+    assert _vertical_sizes(font, "(") > 3  # other characters still stretch
+    assert _vertical_sizes(_source(), "√") > 3
+    assert _vertical_sizes(_font(fonts.subset_font(chars, one_size=())), "√") > 3
+
+
+def test_a_root_over_a_fraction_or_a_stack_fails_the_build():
+    """The one size of the root sign covers one line of math, not a fraction."""
+    for tex in (r"\sqrt{\frac{1}{2}}", r"\sqrt{1 + \sum_i x_i}", r"\sqrt[3]{\tfrac{a}{b}}"):
+        with pytest.raises(book_site.BookError, match="root over"):
+            _math(tex)
+    assert "<msqrt>" in _math(r"\sqrt{d_{\text{model}} / 2} + \frac{1}{2}")
+    assert "<msqrt>" in _math(r"\sqrt{1 + \ln s / \ln L}")
 
 
 def test_the_subset_is_the_same_bytes_whatever_the_clock(monkeypatch):
@@ -288,3 +320,48 @@ def test_the_typesetting_checks_fail_without_the_font_and_its_style(browser, tmp
     assert seen["status"] == [] and seen["table"] > 0, seen
     assert seen["paren"] < 0.9 * seen["table"], seen
     assert seen["smallest"] < 8 * 96 / 72, seen
+
+
+_ROOT_GAPS = """() => [...document.querySelectorAll('article :is(msqrt, mroot)')].map(root => {
+  const content = root.firstElementChild.getBoundingClientRect();
+  const size = parseFloat(getComputedStyle(root).fontSize);
+  return (root.getBoundingClientRect().right - content.right) / size;
+})"""
+
+
+def root_gaps(page, url: str) -> list[float]:
+    """The empty space after the content of every root on the page, in em."""
+    page.goto(url, wait_until="load")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    return page.evaluate(_ROOT_GAPS)
+
+
+@pytest.mark.browser
+def test_a_root_ends_where_its_content_ends(browser, server):
+    """Chapter 8's roots (√d_model in prose and displays) leave no space after them."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        gaps = root_gaps(context.new_page(), server + "model/layer.html")
+    finally:
+        context.close()
+    assert len(gaps) >= 5 and max(gaps) < 0.05, gaps
+
+
+@pytest.mark.browser
+def test_the_root_check_fails_with_every_size_of_the_sign(browser, tmp_path):
+    """With the root sign's larger sizes kept, Chromium leaves about 0.4 em after a root."""
+    page_html = _math(r"\sqrt{d_{\text{model}}} + \sqrt{2}")
+    chars = fonts.math_characters(page_html)
+    (tmp_path / "m.woff2").write_bytes(fonts.subset_font(chars, one_size=()))
+    (tmp_path / "page.html").write_text(
+        '<!doctype html><meta charset=utf-8><style>@font-face { font-family: "M"; '
+        'src: url("m.woff2") format("woff2"); } math { font-family: "M"; }</style>'
+        f"<article>{page_html}</article>",
+        encoding="utf-8",
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        gaps = root_gaps(context.new_page(), (tmp_path / "page.html").as_uri())
+    finally:
+        context.close()
+    assert len(gaps) == 2 and min(gaps) > 0.3, gaps

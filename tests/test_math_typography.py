@@ -197,6 +197,29 @@ def test_without_the_spacing_a_log_reads_as_a_product(monkeypatch):
     assert "<mi>ln</mi>\n<mi>s</mi>" in _math(r"0.1\ln s")
 
 
+def test_absolute_value_bars_are_fences_and_a_lone_bar_is_not():
+    out = _math(r"-m_h \cdot |m - n| + |x|").replace("\n", "")
+    assert out.count('<mo form="prefix" stretchy="false">&#x0007C;</mo>') == 2, out
+    assert out.count('<mo form="postfix" stretchy="false">&#x0007C;</mo>') == 2, out
+    assert 'form="prefix" stretchy="false">&#x0007C;</mo><mi>m</mi>' in out
+    assert "form=" not in _math(r"p(a | b)").replace('form="prefix"', "")
+
+
+def test_an_empty_group_makes_a_leading_sign_binary():
+    """TeX's ``& {} + c`` continues a sum on a new line with a binary plus."""
+    rows = r"\begin{split} a &= b \\ & {} + c \\ & + d \end{split}"
+    out = _math(rows, display=True).replace("\n", "")
+    assert "<mrow /><mo>&#x0002B;</mo><mi>c</mi>" in out, out
+    assert '<mo form="prefix">&#x0002B;</mo><mi>d</mi>' in out, out
+
+
+def test_a_horizontal_brace_fails_the_build():
+    """Chromium stretches U+23DF over less than its terms and draws its joints as gaps."""
+    for tex in (r"\underbrace{a + b}_{x}", r"\overbrace{a + b}^{x}"):
+        with pytest.raises(book_site.BookError, match="horizontal brace"):
+            _math(tex, display=True)
+
+
 def test_an_alignment_mark_outside_split_fails_the_build():
     """latex2mathml reads \\begin{aligned} as text and prints its & marks."""
     with pytest.raises(book_site.BookError, match="outside split"):

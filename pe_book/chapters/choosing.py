@@ -15,7 +15,7 @@ HEAD_DIM = D_MODEL // NUM_HEADS
 
 
 def _cite(*keys: str) -> str:
-    return "; ".join(cite_markdown(key, PAGE) for key in keys)
+    return cite_markdown(list(keys), PAGE)
 
 
 @table(
@@ -36,7 +36,7 @@ def _():
             "learned absolute ([ch. 9](../model/learned.md))",
             "added to the input embeddings",
             "absolute",
-            "none: no vector past `max_len`",
+            "none: no row for position $L_{\\max}$",
             f"BERT {_cite('devlin2019')}, GPT-2 {_cite('radford2019')}",
         ),
         (
