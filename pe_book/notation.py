@@ -82,8 +82,9 @@ SYMBOLS: dict[str, Symbol] = {
             "max_len",
             "longest sequence a table was built for",
             _F + "simpler-schemes.md",
-            (),
+            (r"L_{\max}",),
             ("max_len", "max_position_embeddings"),
+            avoid=(r"\text{max_len}", r"\text{max\_len}", r"L_{max}", r"L_{\text{max}}"),
         ),
         Symbol(
             "pos",
@@ -119,7 +120,12 @@ SYMBOLS: dict[str, Symbol] = {
         ),
         Symbol("theta", "an angle in radians", _F + "sinusoidal.md", (r"\theta",), ("theta",)),
         Symbol(
-            "layout", "column order of a sinusoidal table", _F + "sinusoidal.md", (), ("layout",)
+            "layout",
+            "column order of a sinusoidal table",
+            _F + "sinusoidal.md",
+            (),
+            ("layout",),
+            word="column order",
         ),
         Symbol(
             "embedding", "a token's vector", _F + "order-problem.md", ("e",), word="token embedding"
