@@ -9,7 +9,8 @@ book's hook then calls :func:`finish_html`, which
 * replaces the random cell ids nbconvert writes with stable ones, so that two
   builds give identical pages,
 * gives every plot the alt text of its cell (the cell's ``alt`` metadata,
-  ``# %% alt="…"`` in the source; a plot without one fails the build),
+  ``# %% alt="…"`` in the source; a plot without one fails the build) and makes it a
+  numbered figure, "Figure 1", "Figure 2", … with the cell's ``caption`` under it,
 * turns links to the published book into links relative to the page, checking
   that the page exists, and adds a link to download the notebook.
 
@@ -19,8 +20,9 @@ its text shows without waiting for the plots.
 
 :func:`notebook_json` writes the ``.ipynb`` offered for download (generated at
 build time, never committed). In a notebook, :func:`use_notebook_style` draws
-with the book's light colours on a white background, which stays readable on
-the site's dark palette and in a dark Jupyter theme.
+with the book's light colours on a white background, readable in a dark Jupyter
+theme too; on the site's dark palette the stylesheet inverts the plots' lightness
+(keeping their hues), so that they do not glare as white cards.
 """
 
 from __future__ import annotations
@@ -82,6 +84,12 @@ def read_notebook(path):
     notebook.nbformat_minor = max(notebook.nbformat_minor, 5)  # 4.5: cells have ids
     for index, cell in enumerate(notebook.cells):
         cell["id"] = f"cell-{index:02d}"
+        if "incorrectly_encoded_metadata" in cell.metadata:  # jupytext's fallback
+            raise ValueError(
+                f"{path}: cell {index} has a '# %%' line whose metadata jupytext cannot "
+                f"read: {cell.metadata['incorrectly_encoded_metadata'][:60]!r}… (write each "
+                'value as key="…", without backslashes)'
+            )
     return notebook
 
 
@@ -366,6 +374,7 @@ def finish_html(
         raise BookError(
             f"{page}: the page shows {len(cells)} cells, the notebook has {len(notebook.cells)}"
         )
+    figures = 0
     for div, cell in zip(cells, notebook.cells, strict=True):
         div["id"] = cell["id"]
         images = div.select(".jp-OutputArea-output img")
@@ -377,13 +386,21 @@ def finish_html(
                 f"{page}: cell {cell['id']} draws a plot but has no alt text saying what it "
                 'shows (add alt="…" of at least 40 characters to its "# %%" line)'
             )
-        for image in images:
-            image["alt"] = alt
-            size = _png_size(image.get("src", ""))
-            if size:
-                image["width"], image["height"] = map(str, size)
-            if not image.get("class"):
-                del image["class"]
+        caption = str(cell.metadata.get("caption", "")).strip()
+        if not caption or len(images) > 1:
+            raise BookError(
+                f"{page}: cell {cell['id']} must draw one plot with a caption "
+                '(caption="…" on its "# %%" line)'
+            )
+        image = images[0]
+        image["alt"] = alt
+        size = _png_size(image.get("src", ""))
+        if size:
+            image["width"], image["height"] = map(str, size)
+        if not image.get("class"):
+            del image["class"]
+        figures += 1
+        _number_plot(soup, image, figures, caption)
 
     aliases = _url_aliases(page_urls)
     for link in soup.find_all("a", href=True):
@@ -405,6 +422,20 @@ def finish_html(
         if "$" in text and text.find_parent(["code", "pre"]) is None:
             text.replace_with(BeautifulSoup(inline_math_html(str(text), plain=True), "html.parser"))
     return render_math(str(soup), page)  # the same MathML as the chapters'
+
+
+def _number_plot(soup, image, number: int, caption: str) -> None:
+    """Make the output holding ``image`` a numbered figure, "Figure ``number``", with
+    ``caption`` under it, like the chapters' figures (the page's own numbering)."""
+    from bs4 import BeautifulSoup
+
+    from .site import caption_html
+
+    box = image.find_parent("div", class_="jp-RenderedImage") or image
+    figure = soup.new_tag("figure", attrs={"class": "nb-figure", "id": f"figure-{number}"})
+    box.wrap(figure)
+    text = caption_html(f"Figure {number}", caption)
+    figure.append(BeautifulSoup(f"<figcaption>{text}</figcaption>", "html.parser"))
 
 
 def _png_size(src: str) -> tuple[int, int] | None:

@@ -111,9 +111,13 @@ def test_every_plot_has_alt_text(executed, source):
         if shown:
             plots += 1
             assert len(cell.metadata.get("alt", "")) >= 40, f"{cell.id} draws without alt text"
-        elif "alt" in cell.metadata:
-            pytest.fail(f"{cell.id} has alt text but shows no figure")
+            assert cell.metadata.get("caption"), f"{cell.id} draws without a caption"
+        elif "alt" in cell.metadata or "caption" in cell.metadata:
+            pytest.fail(f"{cell.id} has alt text or a caption but shows no figure")
     assert plots >= 1
+    prose = " ".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    uncited = [n for n in range(1, plots + 1) if not re.search(rf"\bFigure {n}\b", prose)]
+    assert not uncited, f"figures never cited by number in the prose: {uncited}"
 
 
 def test_kernel_is_the_python_running_the_build():
@@ -184,11 +188,13 @@ RENDERED = f"""<style>.jp-Cell {{ color: red }}</style><script>var x;</script>
 PAGES = {"foundations/sinusoidal.md": "foundations/sinusoidal.html", "index.md": "index.html"}
 
 
-def _notebook(alt: str):
+def _notebook(alt: str, caption: str = "A plot of $x$ against d_model."):
     import nbformat
 
     cells = [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("x")]
     cells[1].metadata["alt"] = alt
+    if caption:
+        cells[1].metadata["caption"] = caption
     for index, cell in enumerate(cells):
         cell["id"] = f"cell-{index:02d}"
     return nbformat.v4.new_notebook(cells=cells)
@@ -265,9 +271,28 @@ def test_plot_files_are_the_same_pixels_in_fewer_bytes():
     assert len(stored) < 0.95 * len(png)
 
 
+def test_metadata_jupytext_cannot_read_fails_loudly(tmp_path):
+    source = tmp_path / "demo.py"
+    source.write_text('# %% [markdown]\n# # Title\n\n# %% alt="a" caption=unquoted words\nx = 1\n')
+    with pytest.raises(ValueError, match="cell 1 .*metadata jupytext cannot read"):
+        read_notebook(source)
+
+
 def test_plot_without_alt_text_fails_the_build():
     with pytest.raises(BookError, match="cell-01.*alt text"):
         _finish(_notebook(""))
+
+
+def test_a_plot_is_a_numbered_figure_with_its_caption_in_the_books_notation():
+    out = _finish(_notebook("A plot of x against y that shows nothing in particular at all."))
+    figure = re.search(r'<figure class="nb-figure" id="figure-1">(.*?)</figure>', out, re.S)
+    assert figure, out
+    assert "jp-RenderedImage" in figure.group(1) and "<img" in figure.group(1)
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", figure.group(1), re.S).group(1)
+    assert '<span class="caption-number">Figure 1</span>' in caption
+    assert caption.count("<math") == 2  # $x$, and d_model set as the glossary's d_model
+    with pytest.raises(BookError, match="cell-01.*caption"):
+        _finish(_notebook("A plot of x against y that shows nothing in particular at all.", ""))
 
 
 def test_link_to_a_missing_page_fails_the_build():

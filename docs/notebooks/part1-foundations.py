@@ -96,10 +96,10 @@ for i, (omega, wavelength) in enumerate(
 # %% [markdown]
 # ## 3. The heatmap
 #
-# A longer table: 100 positions by 64 dimensions. Low dimension indices oscillate fast
-# down the positions; high ones barely move.
+# A longer table, 100 positions by 64 dimensions, is drawn in Figure 1. Low dimension
+# indices oscillate fast down the positions; high ones barely move.
 
-# %% alt="Heatmap of the sinusoidal encoding for 100 positions (rows) and 64 dimensions (columns): the left columns alternate quickly between -1 and 1 down the positions, the right columns hardly change and stay near 0 (sine) or 1 (cosine)."
+# %% alt="Heatmap of the sinusoidal encoding for 100 positions (rows) and 64 dimensions (columns): the left columns alternate quickly between -1 and 1 down the positions, the right columns hardly change and stay near 0 (sine) or 1 (cosine)." caption="The sinusoidal table, 100 positions by d_model = 64: fast columns on the left, slow ones on the right."
 table = sinusoidal(100, 64)
 fig, ax = plt.subplots(figsize=(7, 4))
 image = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
@@ -135,9 +135,10 @@ print(f"closed form: dot product {dot_product_by_offset(k, d_model):.6f}, "
 # of the offset
 # ([chapter 4](https://pe-explained.github.io/pe_explained/foundations/properties/)).
 # A few positions out it already dips, so a farther position can be closer than a
-# nearer one. Both curves are symmetric in $k$, so neither tells "before" from "after".
+# nearer one (Figure 2). Both curves are symmetric in $k$, so neither tells "before"
+# from "after".
 
-# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE(pos) · PE(pos + k), with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0, rising steeply over the first few offsets and then levelling off in a ragged band where it often goes down again. Both curves are mirror-symmetric around k = 0."
+# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE(pos) · PE(pos + k), with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0, rising steeply over the first few offsets and then levelling off in a ragged band where it often goes down again. Both curves are mirror-symmetric around k = 0." caption="Dot product (top) and distance (bottom) between the encodings of positions $p$ and $p + k$, against the offset $k$ (d_model = 64)."
 offsets = np.arange(-100, 101)
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 4.4), sharex=True)
 top.plot(offsets, dot_product_by_offset(offsets, d_model))
@@ -174,9 +175,10 @@ print("M(k) is a rotation (orthogonal):", np.allclose(m @ m.T, np.eye(d_model)))
 # Each pair walks round the unit circle, one step of $\omega_i$ radians per position:
 # large steps for the first pair, tiny ones for the later pairs. Drawn as the clock
 # hands of [chapter 6](https://pe-explained.github.io/pe_explained/foundations/intuitions/),
-# with the sine across and the cosine up, every pair starts at 12 o'clock and turns clockwise.
+# with the sine across and the cosine up, every pair starts at 12 o'clock and turns
+# clockwise (Figure 3).
 
-# %% alt="Two unit circles. Left, pair i = 0 of an 8-dimensional encoding: the points for positions 0 to 12 start at the top and jump clockwise about one radian round the circle per position. Right, pair i = 1: the same positions start at the top and advance clockwise much less per step, covering a short arc."
+# %% alt="Two unit circles. Left, pair i = 0 of an 8-dimensional encoding: the points for positions 0 to 12 start at the top and jump clockwise about one radian round the circle per position. Right, pair i = 1: the same positions start at the top and advance clockwise much less per step, covering a short arc." caption="Pairs 0 and 1 of an 8-wide encoding as clock hands, positions 0 to 12."
 d_model, positions = 8, np.arange(13)
 pe = sinusoidal(positions, d_model)
 fig, axes = plt.subplots(1, 2, figsize=(7, 3.6))

@@ -65,7 +65,7 @@ for name, shape in transformer_shapes(2, 10, 512, 8).items():
     print(f"{name:<28} {shape}")
 
 # %% [markdown]
-# A table has a fixed number of rows. Asking for a position past `max_len` is an
+# A table has a fixed number of rows. Asking for a position past its last, $L_{\max} - 1$, is an
 # error, not a silent wrap-around:
 
 # %%
@@ -78,19 +78,19 @@ except ValueError as error:
 # ## 2. Learned versus sinusoidal
 #
 # A learned table starts as random numbers and is trained with the model; it costs
-# $\text{max\_len} \cdot d_{\text{model}}$ parameters:
+# $L_{\max} \cdot d_{\text{model}}$ parameters:
 
 # %%
 for name, max_len, width in [("BERT base", 512, 768), ("GPT-2 small", 1024, 768)]:
     print(f"{name:<12} {max_len:>5} positions × {width} = {learned_parameter_count(max_len, width):,} parameters")
 
 # %% [markdown]
-# Compare the cosine similarity between the rows of the two tables. The sinusoidal
+# Compare the cosine similarity between the rows of the two tables (Figure 1). The sinusoidal
 # rows are most alike for nearby positions (the band along the diagonal); the
 # learned table at initialisation has no notion of nearness at all — any structure
 # it ends up with must come from training.
 
-# %% alt="Two heatmaps of the cosine similarity between the rows of a 64-position table with d_model = 64. Left, sinusoidal: a bright band along the diagonal that fades with the distance between positions. Right, learned at initialisation: a bright diagonal (each row with itself) and unstructured values near 0 everywhere else."
+# %% alt="Two heatmaps of the cosine similarity between the rows of a 64-position table with d_model = 64. Left, sinusoidal: a bright band along the diagonal that fades with the distance between positions. Right, learned at initialisation: a bright diagonal (each row with itself) and unstructured values near 0 everywhere else." caption="Cosine similarity between the rows of two 64-position tables (d_model = 64): sinusoidal, and learned at initialisation."
 def cosine_similarity(table):
     unit = table / np.linalg.norm(table, axis=1, keepdims=True)
     return unit @ unit.T
@@ -116,7 +116,7 @@ plt.show()
 #
 # Instead of a vector per absolute position, Shaw et al. learn a vector per *offset*
 # $j - i$ between a query $i$ and a key $j$, clipped to $\pm k$. Every (query, key) pair
-# reads one row of a table of $2k + 1$ vectors:
+# reads one row of a table of $2k + 1$ vectors (Figure 2):
 
 # %%
 print("offsets j - i:")
@@ -124,7 +124,7 @@ print(relative_distances(6, 6))
 print("row of the relative table used, clipped at k = 2:")
 print(shaw_relative_index(6, 6, max_distance=2))
 
-# %% alt="Heatmap of the Shaw relative index for 8 queries and 8 keys with clipping distance k = 3: each cell shows the row number 0 to 6 of the relative table it reads. Values are constant along every diagonal, rise from bottom-left to top-right and saturate at 0 and 6 beyond three positions."
+# %% alt="Heatmap of the Shaw relative index for 8 queries and 8 keys with clipping distance k = 3: each cell shows the row number 0 to 6 of the relative table it reads. Values are constant along every diagonal, rise from bottom-left to top-right and saturate at 0 and 6 beyond three positions." caption="The row of the relative table each query and key reads (Shaw et al., clipped at $k = 3$)."
 k, n = 3, 8
 index = shaw_relative_index(n, n, max_distance=k)
 fig, ax = plt.subplots(figsize=(4.6, 3.8))
@@ -160,8 +160,8 @@ for name, (a, b) in {"no relative vectors": (zeros, zeros), "Shaw et al.": (rel_
 # ## Takeaways
 #
 # - The layer adds one fixed row per position to scaled token embeddings; the table
-#   is shared by the whole batch and ends at `max_len`.
-# - A learned table costs $\text{max\_len} \cdot d_{\text{model}}$ parameters and starts with no notion of
+#   is shared by the whole batch and ends at row $L_{\max} - 1$.
+# - A learned table costs $L_{\max} \cdot d_{\text{model}}$ parameters and starts with no notion of
 #   which positions are near each other; the sinusoidal one has it built in.
 # - Shaw et al.'s relative scheme indexes a small table by the clipped offset
 #   $j - i$, so only distances, never absolute positions, enter attention.

@@ -76,9 +76,9 @@ print("norm before:", round(float(np.linalg.norm(q)), 6), " after:", round(float
 # %% [markdown]
 # RoFormer bounds how large the score can get at a given distance; the bound falls,
 # with oscillations, as $m - n$ grows. For a query and key that are equal (all
-# ones), the actual score follows the same trend.
+# ones), the actual score follows the same trend (Figure 1).
 
-# %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE and RoFormer's relative upper bound, both divided by their value at distance 0. Both fall quickly from 1 over the first hundred positions and then oscillate at a lower level."
+# %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE and RoFormer's relative upper bound, both divided by their value at distance 0. Both fall quickly from 1 over the first hundred positions and then oscillate at a lower level." caption="RoPE's score for an all-ones query and key, and RoFormer's bound, against the distance $m - n$ (d_k = 64), each divided by its value at distance 0."
 distances = np.arange(0, 1001)
 ones = np.ones(head_dim)
 queries = apply_rope(np.tile(ones, (len(distances), 1)), distances, inv_freq)  # query at m
@@ -98,7 +98,7 @@ plt.show()
 #
 # ALiBi adds $-m_h\,(i - j)$ to the score of query $i$ and key $j$: no position
 # vectors at all, just a penalty growing with the distance, with a different slope
-# $m_h$ in every head. The slopes form a geometric sequence:
+# $m_h$ in every head (Figure 2). The slopes form a geometric sequence:
 
 # %%
 num_heads = 8
@@ -106,7 +106,7 @@ print("slopes:", alibi_slopes(num_heads))
 print("bias of head 0 for 5 positions (causal, so -inf above the diagonal):")
 print(alibi_bias(num_heads, 5)[0])
 
-# %% alt="Line plot of the ALiBi bias against the distance i - j from 0 to 32 positions for 4 of 8 heads: straight lines through 0 going down, steepest for head 0 and flattest for head 7; the legend gives each head's slope."
+# %% alt="Line plot of the ALiBi bias against the distance i - j from 0 to 32 positions for 4 of 8 heads: straight lines through 0 going down, steepest for head 0 and flattest for head 7; the legend gives each head's slope." caption="ALiBi's bias against the distance $i - j$ for 4 of 8 heads, one slope $m_h$ each."
 bias = alibi_bias(num_heads, 33, dtype=np.float64)[:, -1, ::-1]  # last query, keys by distance
 fig, ax = plt.subplots(figsize=(7, 3.2))
 for head in (0, 1, 3, 7):
@@ -124,7 +124,7 @@ plt.show()
 # distances get a bucket each, larger ones share logarithmically wider buckets, and
 # the last bucket takes everything from some distance on — and that distance is
 # well below `max_distance`: the logarithmic buckets reach the last
-# one early. Keys before and after the query get separate buckets in the encoder.
+# one early (Figure 3). Keys before and after the query get separate buckets in the encoder.
 
 # %%
 offsets = np.array([-200, -128, -64, -16, -8, -7, -1, 0, 1, 7, 8, 16, 64, 128, 200])
@@ -135,7 +135,7 @@ last_bucket = t5_relative_bucket(-distance)[-1]
 flat_from = int(distance[t5_relative_bucket(-distance) == last_bucket][0])
 print("every distance from", flat_from, "on shares the last bucket on each side")
 
-# %% alt="Step plot of T5's bucket index against the relative position key minus query from -160 to 160: one bucket per position near 0, then wider and wider steps, flat from the distance printed above on each side (dashed lines), well inside plus or minus max_distance; keys before the query use buckets 0 to 15 and keys after it buckets 16 to 31."
+# %% alt="Step plot of T5's bucket index against the relative position key minus query from -160 to 160: one bucket per position near 0, then wider and wider steps, flat from the distance printed above on each side (dashed lines), well inside plus or minus max_distance; keys before the query use buckets 0 to 15 and keys after it buckets 16 to 31." caption="T5's bucket for every relative position from −160 to 160 (bidirectional, 32 buckets)."
 relative = np.arange(-160, 161)
 fig, ax = plt.subplots(figsize=(7, 3.2))
 ax.step(relative, t5_relative_bucket(relative), where="mid")
@@ -157,7 +157,7 @@ plt.show()
 # Llama 3.1 has $\text{base} = 500000$ and factor 8, and was trained on 8192 tokens.
 # Position interpolation divides every frequency; NTK-aware scaling keeps the
 # fastest pair and divides the slowest by the factor; YaRN and Llama 3 keep the fast
-# pairs, divide the slow ones by the factor and blend in between.
+# pairs, divide the slow ones by the factor and blend in between (Figure 4).
 
 # %%
 head_dim, factor, context = 128, 4.0, 4096
@@ -181,7 +181,7 @@ for name, (base, scaling) in methods.items():
 for name, ratio in ratios.items():
     print(f"{name:<24} fastest pair x{ratio[0]:.4f}   slowest pair x{ratio[-1]:.4f}")
 
-# %% alt="Line plot of the scaled RoPE frequency divided by the original one, on a log scale, against the pair index 0 to 63 for head_dim = 128: position interpolation is a flat line at 1/4; NTK-aware scaling falls smoothly from 1 to 1/4; YaRN stays at 1 for the fast pairs, ramps down and stays at 1/4 for the slow ones; Llama 3 does the same with its factor 1/8."
+# %% alt="Line plot of the scaled RoPE frequency divided by the original one, on a log scale, against the pair index 0 to 63 for head_dim = 128: position interpolation is a flat line at 1/4; NTK-aware scaling falls smoothly from 1 to 1/4; YaRN stays at 1 for the fast pairs, ramps down and stays at 1/4 for the slow ones; Llama 3 does the same with its factor 1/8." caption="Every pair's scaled frequency over its original one, for four ways of extending the context (d_k = 128)."
 fig, ax = plt.subplots(figsize=(7, 3.6))
 for name, ratio in ratios.items():
     ax.plot(np.arange(head_dim // 2), ratio, label=name)

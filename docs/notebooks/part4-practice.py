@@ -82,9 +82,10 @@ print("fairseq rows for 5 tokens and 2 padding tokens:",
 # %% [markdown]
 # How much does it matter? Give tokens 0–99 the vectors each convention assigns them
 # (in the halves layout, so that only the frequencies and the offset differ) and
-# measure, position by position, the largest difference from the paper's table.
+# measure, position by position, the largest difference from the paper's table
+# (Figure 1).
 
-# %% alt="Line plot of the largest absolute difference from the paper's sinusoidal table, per token position 0 to 99, for d_model = 64: tensor2tensor's table starts at 0 and grows to values of order one within tens of positions; fairseq's table, shifted by its padding offset, differs by order one from the first position on."
+# %% alt="Line plot of the largest absolute difference from the paper's sinusoidal table, per token position 0 to 99, for d_model = 64: tensor2tensor's table starts at 0 and grows to values of order one within tens of positions; fairseq's table, shifted by its padding offset, differs by order one from the first position on." caption="Largest difference from the paper's table at each position, for tensor2tensor's and fairseq's conventions (d_model = 64)."
 num_tokens = 100
 reference = sinusoidal(num_tokens, d_model, layout="halves")
 rows = fairseq_positions(np.ones(num_tokens, dtype=bool), padding_idx=1)
@@ -112,7 +113,8 @@ plt.show()
 # interleaved pairs: GPT-J (`rotate_every_two`), Llama 4 and DeepSeek-V2 (complex
 # multiplies), DeepSeek-V3 (interleaved pairs rotated at run time); chapter 16 names
 # them. The same weights give different attention scores in the two layouts — unless
-# the query and key dimensions are permuted, which is what converting a checkpoint does.
+# the query and key dimensions are permuted, which is what converting a checkpoint does
+# (Figure 2).
 
 # %%
 head_dim, seq = 64, 16
@@ -130,7 +132,7 @@ interleaved = scores(q, k, "interleaved")
 print("max |difference|, same weights:    ", round(float(np.abs(interleaved - scores(q, k, "halves")).max()), 4))
 print("max |difference|, permuted weights:", f"{np.abs(interleaved - scores(q[:, perm], k[:, perm], 'halves')).max():.1e}")
 
-# %% alt="Three heatmaps of 16 by 16 RoPE attention scores for one random query and key matrix with head_dim = 64: the interleaved layout, the halves layout with the same weights, which looks different, and the halves layout with permuted weights, which is identical to the first."
+# %% alt="Three heatmaps of 16 by 16 RoPE attention scores for one random query and key matrix with head_dim = 64: the interleaved layout, the halves layout with the same weights, which looks different, and the halves layout with permuted weights, which is identical to the first." caption="RoPE scores of the same weights: interleaved, in halves, and in halves with the dimensions permuted (d_k = 64)."
 panels = {
     "interleaved": interleaved,
     "halves, same weights": scores(q, k, "halves"),
