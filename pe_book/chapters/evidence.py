@@ -87,7 +87,7 @@ def _length_axis(ax, lengths, train_len) -> None:
     ax.set_xscale("log", base=2)
     ax.set_xticks(lengths, [f"{n:,}" for n in lengths])
     ax.minorticks_off()
-    ax.axvline(train_len, color=ax.xaxis.label.get_color(), linewidth=0.8, linestyle=":")
+    ax.axvline(train_len, color=ax.xaxis.label.get_color(), linewidth=1.1, linestyle=":")
     ax.set_xlabel("evaluation length (tokens)")
     ax.grid(True, axis="y")
 
@@ -279,7 +279,12 @@ def _(theme):
         _references(ax, theme, data, keys=("loss_floor",))
         ax.set_title(title)
     axes[0].set_ylabel("loss (nats per token)")
-    label_line_ends(axes[1], theme)
+    # stacked on a phone, each panel names its own lines, and the lower panel's
+    # title keeps clear of the upper panel's axis title
+    for ax in axes if phone_layout_active() else axes[1:]:
+        label_line_ends(ax, theme)
+    if phone_layout_active():
+        fig.get_layout_engine().set(hspace=0.06)
     return fig
 
 
@@ -368,7 +373,7 @@ def _(theme):
         centres = width * (np.arange(curves.shape[1]) + 0.5)
         ax.plot(centres, curves.mean(axis=0), color=colour)
         ax.fill_between(centres, curves.min(axis=0), curves.max(axis=0), color=colour, alpha=0.25)
-        ax.axvline(data["train_len"], color=theme.text, linewidth=0.8, linestyle=":")
+        ax.axvline(data["train_len"], color=theme.text, linewidth=1.1, linestyle=":")
         ax.set_title(ENCODING_LABELS[enc], fontsize=9)
         ax.set_xticks([0, n // 2], [f"{v:,}" for v in (0, n // 2)])  # ends clear of the next panel
         ax.set_ylim(0, 1.05 * top)

@@ -148,7 +148,7 @@ def _(theme):
     positions = np.arange(NEAR_LEN)
     for ax, (name, tab), colour in zip(axes.flat, panels.items(), theme.cycle, strict=False):
         ax.plot(positions, distances_from(tab, NEAR_REF), linewidth=1.3, color=colour)
-        ax.axvline(NEAR_REF, color=theme.muted, linestyle=":", linewidth=1)
+        ax.axvline(NEAR_REF, color=theme.muted, linestyle=":", linewidth=1.4)
         ax.set_title(name, fontsize=9.5)
         ax.set_ylim(bottom=0)
         ax.yaxis.set_major_locator(MaxNLocator(4))

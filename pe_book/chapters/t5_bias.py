@@ -105,7 +105,7 @@ def _(theme):
         linestyle="--",
     )
     for x in (-MAX_DISTANCE, MAX_DISTANCE):
-        ax.axvline(x, color=theme.muted, linestyle=":", linewidth=1)
+        ax.axvline(x, color=theme.muted, linestyle=":", linewidth=1.4)
     ax.set_xlabel("relative position $j - i$  (key − query, in positions)")
     ax.set_ylabel("bucket index")
     ax.grid(True)
