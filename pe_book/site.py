@@ -349,6 +349,11 @@ def render_math(page_html: str, page: str) -> str:
             mathml = latex_to_mathml(latex, display=display)
         except Exception as exc:  # latex2mathml raises many types
             raise BookError(f"{page}: cannot render math {latex!r}: {exc}") from exc
+        if "<mo />" in mathml:  # what latex2mathml leaves of \operatorname{atan2}
+            raise BookError(
+                f"{page}: math {latex!r} renders an empty operator (a digit in "
+                "\\operatorname{…}? write \\mathrm{…})"
+            )
         if "\\" in mathml:  # latex2mathml passes unknown commands through as text
             raise BookError(f"{page}: math {latex!r} uses a command MathML cannot render")
         if re.search(r"<mi>&(?:amp;)?</mi>", mathml):  # an alignment it did not parse
@@ -368,6 +373,11 @@ def render_math(page_html: str, page: str) -> str:
         mathml = _function_spacing(mathml)
         mathml = _NORM_BAR.sub('<mo stretchy="false">&#x02016;</mo>', mathml)
         mathml = _absolute_bars(mathml)
+        # \overline: latex2mathml's U+2015 does not stretch in the math font; U+203E
+        # (OVERLINE) does, over the whole of its base
+        mathml = mathml.replace(
+            '<mo accent="true">&#x02015;</mo>', '<mo accent="true">&#x0203E;</mo>'
+        )
         # One element per line: MathML ignores white space between elements, and
         # line-based regexes of other plugins (print-site's anchor rewriting) stay
         # linear instead of backtracking over one very long line with no spaces.
@@ -586,8 +596,9 @@ def card_tables(page_html: str) -> str:
     the page sets it (math included) in a ``pe-card-label`` span hidden from assistive
     technology (the table's header row stays for it), which the phone stylesheet shows
     beside the value. So does a table of numbered rows no longer than
-    :data:`CARD_ROWS` (a few pairs, offsets or dimensions); longer ones are matrices,
-    which keep their grid and scroll sideways.
+    :data:`CARD_ROWS` (a few pairs, offsets or dimensions), marked
+    ``data-cards="numbered"``: its cards are titled "pair i = 0", not "0". Longer ones
+    are matrices, which keep their grid and scroll sideways.
     """
 
     def convert(match: re.Match) -> str:
@@ -616,7 +627,9 @@ def card_tables(page_html: str) -> str:
 
             return f"<tr>{_CELL_OPEN.sub(cell, row.group(1))}</tr>"
 
-        return f"{caption}<table data-cards>{head}</thead>{_ROW.sub(label_row, body)}</table>"
+        # a card of a numbered row is titled with its number and what it numbers
+        cards = "<table data-cards>" if named else '<table data-cards="numbered">'
+        return f"{caption}{cards}{head}</thead>{_ROW.sub(label_row, body)}</table>"
 
     return _GENERATED_TABLE.sub(convert, page_html)
 

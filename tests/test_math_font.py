@@ -277,10 +277,15 @@ _TYPESETTING = """() => {
 }"""
 
 
-def typesetting(page, url: str) -> dict:
+def _after_fonts(page, url: str, script: str):
+    """What ``script`` returns on the page at ``url``, once its fonts have loaded."""
     page.goto(url, wait_until="load")
     page.evaluate("document.fonts.ready.then(() => true)")
-    return page.evaluate(_TYPESETTING)
+    return page.evaluate(script)
+
+
+def typesetting(page, url: str) -> dict:
+    return _after_fonts(page, url, _TYPESETTING)
 
 
 @pytest.mark.browser
@@ -322,6 +327,25 @@ def test_the_typesetting_checks_fail_without_the_font_and_its_style(browser, tmp
     assert seen["smallest"] < 8 * 96 / 72, seen
 
 
+def _measured(browser, measure, url: str):
+    """``measure(page, url)`` in a fresh 1280 × 900 browser context."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        return measure(context.new_page(), url)
+    finally:
+        context.close()
+
+
+def _page_file(tmp_path, body: str, style: str = "") -> str:
+    """The file URL of a page holding ``body`` after a ``<style>`` of ``style``."""
+    page = tmp_path / "page.html"
+    page.write_text(
+        f"<!doctype html><meta charset=utf-8><style>{style}</style><article>{body}</article>",
+        encoding="utf-8",
+    )
+    return page.as_uri()
+
+
 _ROOT_GAPS = """() => [...document.querySelectorAll('article :is(msqrt, mroot)')].map(root => {
   const content = root.firstElementChild.getBoundingClientRect();
   const size = parseFloat(getComputedStyle(root).fontSize);
@@ -331,19 +355,13 @@ _ROOT_GAPS = """() => [...document.querySelectorAll('article :is(msqrt, mroot)')
 
 def root_gaps(page, url: str) -> list[float]:
     """The empty space after the content of every root on the page, in em."""
-    page.goto(url, wait_until="load")
-    page.evaluate("document.fonts.ready.then(() => true)")
-    return page.evaluate(_ROOT_GAPS)
+    return _after_fonts(page, url, _ROOT_GAPS)
 
 
 @pytest.mark.browser
 def test_a_root_ends_where_its_content_ends(browser, server):
     """Chapter 8's roots (√d_model in prose and displays) leave no space after them."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        gaps = root_gaps(context.new_page(), server + "model/layer.html")
-    finally:
-        context.close()
+    gaps = _measured(browser, root_gaps, server + "model/layer.html")
     assert len(gaps) >= 5 and max(gaps) < 0.05, gaps
 
 
@@ -353,15 +371,40 @@ def test_the_root_check_fails_with_every_size_of_the_sign(browser, tmp_path):
     page_html = _math(r"\sqrt{d_{\text{model}}} + \sqrt{2}")
     chars = fonts.math_characters(page_html)
     (tmp_path / "m.woff2").write_bytes(fonts.subset_font(chars, one_size=()))
-    (tmp_path / "page.html").write_text(
-        '<!doctype html><meta charset=utf-8><style>@font-face { font-family: "M"; '
-        'src: url("m.woff2") format("woff2"); } math { font-family: "M"; }</style>'
-        f"<article>{page_html}</article>",
-        encoding="utf-8",
-    )
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        gaps = root_gaps(context.new_page(), (tmp_path / "page.html").as_uri())
-    finally:
-        context.close()
+    style = '@font-face { font-family: "M"; src: url("m.woff2") format("woff2"); } '
+    url = _page_file(tmp_path, page_html, style + 'math { font-family: "M"; }')
+    gaps = _measured(browser, root_gaps, url)
     assert len(gaps) == 2 and min(gaps) > 0.3, gaps
+
+
+_ALIGNMENT = """() => [...document.querySelectorAll('article mtable')].flatMap(table => {
+  const edges = [...table.querySelectorAll(':scope > mtr')].map(row => {
+    const cell = row.querySelector(':scope > mtd');
+    const kids = [...cell.children].filter(k => k.getBoundingClientRect().width > 0);
+    if (!kids.length || cell.getAttribute('columnalign') !== 'right') return null;
+    return Math.max(...kids.map(k => k.getBoundingClientRect().right));
+  }).filter(x => x !== null);
+  return edges.length > 1 ? [Math.max(...edges) - Math.min(...edges)] : [];
+})"""
+
+
+def right_column_spread(page, url: str) -> list[float]:
+    """For every aligned display of the page, how far apart (px) the right ends of its
+    first column's cells are: 0 when the left-hand sides end together, as TeX sets them."""
+    return _after_fonts(page, url, _ALIGNMENT)
+
+
+@pytest.mark.browser
+def test_the_left_hand_sides_of_an_aligned_display_end_together(browser, server):
+    """Chapter 11's bound: S_j ends under the end of |Σ h_i …|, not at the left."""
+    spreads = _measured(browser, right_column_spread, server + "modern/rope.html")
+    assert spreads and max(spreads) < 1, spreads
+
+
+@pytest.mark.browser
+def test_the_alignment_check_fails_with_a_plain_text_align(browser, tmp_path):
+    """With "text-align: right" alone Chromium sets the short left-hand side at the left."""
+    split = _math(r"\begin{split} \sum_i h_i &\le x \\ S_j &= y \end{split}", display=True)
+    url = _page_file(tmp_path, split, 'mtd[columnalign="right"] { text-align: right; }')
+    spreads = _measured(browser, right_column_spread, url)
+    assert spreads and spreads[0] > 5, spreads

@@ -205,12 +205,24 @@ def test_absolute_value_bars_are_fences_and_a_lone_bar_is_not():
     assert "form=" not in _math(r"p(a | b)").replace('form="prefix"', "")
 
 
+def test_an_overline_uses_the_character_the_font_stretches():
+    """U+2015 has no horizontal sizes in STIX Two Math: the bar covered one letter."""
+    out = _math(r"\overline{z_k e^{in\omega}}").replace("\n", "")
+    assert '<mo accent="true">&#x0203E;</mo></mover>' in out and "&#x02015;" not in out
+
+
 def test_an_empty_group_makes_a_leading_sign_binary():
     """TeX's ``& {} + c`` continues a sum on a new line with a binary plus."""
     rows = r"\begin{split} a &= b \\ & {} + c \\ & + d \end{split}"
     out = _math(rows, display=True).replace("\n", "")
     assert "<mrow /><mo>&#x0002B;</mo><mi>c</mi>" in out, out
     assert '<mo form="prefix">&#x0002B;</mo><mi>d</mi>' in out, out
+
+
+def test_an_operator_name_latex2mathml_breaks_fails_the_build():
+    with pytest.raises(book_site.BookError, match="empty operator"):
+        _math(r"\operatorname{atan2}(y, x)")
+    assert "<mo>clip</mo>" in _math(r"\operatorname{clip}(x)")
 
 
 def test_a_horizontal_brace_fails_the_build():

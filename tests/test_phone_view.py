@@ -171,3 +171,65 @@ def test_no_page_scrolls_sideways(views, scheme, width):
         if p["page"] > p["window"]
     ]
     assert pages and not problems, "\n".join(problems)
+
+
+# every notebook plot that scrolls at the viewport's width: the fade its edges show at the
+# start of the scroll and at its end ("none" when there is none)
+_PLOT_EDGES = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const out = [];
+  for (const box of document.querySelectorAll(".jp-RenderedImage")) {
+    if (box.scrollWidth <= box.clientWidth + 1) continue;
+    box.scrollLeft = 0; await frame();
+    const start = getComputedStyle(box).maskImage;
+    box.scrollLeft = box.scrollWidth; await frame();
+    out.push({id: box.closest("figure") ? box.closest("figure").id : "?", start,
+              end: getComputedStyle(box).maskImage});
+  }
+  return out;
+}"""
+
+
+def plot_edge_problems(page, url: str) -> tuple[int, list[str]]:
+    """How many notebook plots scroll at a 390 px width, and those that do not fade out
+    at the edge beyond which more of them lies (at the start and at the end)."""
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.goto(url, wait_until="load")
+    seen = page.evaluate(_PLOT_EDGES)
+    problems = [
+        f"{p['id']}: edges {p['start']!r} at the start, {p['end']!r} at the end"
+        for p in seen
+        if "gradient" not in p["start"] or "gradient" not in p["end"] or p["start"] == p["end"]
+    ]
+    return len(seen), problems
+
+
+@pytest.mark.parametrize("notebook", ["part1-foundations", "part2-model", "part4-practice"])
+def test_a_notebook_plot_that_scrolls_on_a_phone_fades_where_more_of_it_is(
+    browser, server, notebook
+):
+    context = browser.new_context()
+    try:
+        scrolling, problems = plot_edge_problems(
+            context.new_page(), f"{server}notebooks/{notebook}.html"
+        )
+    finally:
+        context.close()
+    assert scrolling >= 1 and not problems, problems
+
+
+def test_the_plot_edge_check_fails_without_the_fade(browser, tmp_path):
+    """A scrolling plot in a box without the notebook stylesheet's fade is reported."""
+    (tmp_path / "page.html").write_text(
+        "<!doctype html><meta charset=utf-8><div class=jp-RenderedImage style='overflow-x:auto'>"
+        "<img style='display:block;width:800px;height:50px;background:#888'></div>",
+        encoding="utf-8",
+    )
+    context = browser.new_context()
+    try:
+        scrolling, problems = plot_edge_problems(
+            context.new_page(), (tmp_path / "page.html").as_uri()
+        )
+    finally:
+        context.close()
+    assert scrolling == 1 and len(problems) == 1, problems

@@ -78,7 +78,7 @@ print("norm before:", round(float(np.linalg.norm(q)), 6), " after:", round(float
 # with oscillations, as $m - n$ grows. For a query and key that are equal (all
 # ones), the actual score follows the same trend (Figure 1).
 
-# %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE and RoFormer's relative upper bound, both divided by their value at distance 0. Both fall quickly from 1 over the first hundred positions and then oscillate at a lower level." caption="RoPE's score for an all-ones query and key, and RoFormer's bound, against the distance $m - n$ (d_k = 64), each divided by its value at distance 0."
+# %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE and RoFormer's relative upper bound, both divided by their value at distance 0. Both fall quickly from 1 over the first hundred positions and then oscillate at a lower level." caption="RoPE's score for an all-ones query and key, and RoFormer's bound, against the distance $m - n$ (head_dim = 64), each divided by its value at distance 0."
 distances = np.arange(0, 1001)
 ones = np.ones(head_dim)
 queries = apply_rope(np.tile(ones, (len(distances), 1)), distances, inv_freq)  # query at m
@@ -181,7 +181,7 @@ for name, (base, scaling) in methods.items():
 for name, ratio in ratios.items():
     print(f"{name:<24} fastest pair x{ratio[0]:.4f}   slowest pair x{ratio[-1]:.4f}")
 
-# %% alt="Line plot of the scaled RoPE frequency divided by the original one, on a log scale, against the pair index 0 to 63 for head_dim = 128: position interpolation is a flat line at 1/4; NTK-aware scaling falls smoothly from 1 to 1/4; YaRN stays at 1 for the fast pairs, ramps down and stays at 1/4 for the slow ones; Llama 3 does the same with its factor 1/8." caption="Every pair's scaled frequency over its original one, for four ways of extending the context (d_k = 128)."
+# %% alt="Line plot of the scaled RoPE frequency divided by the original one, on a log scale, against the pair index 0 to 63 for head_dim = 128: position interpolation is a flat line at 1/4; NTK-aware scaling falls smoothly from 1 to 1/4; YaRN stays at 1 for the fast pairs, ramps down and stays at 1/4 for the slow ones; Llama 3 does the same with its factor 1/8." caption="Every pair's scaled frequency over its original one, for four ways of extending the context (head_dim = 128)."
 fig, ax = plt.subplots(figsize=(7, 3.6))
 for name, ratio in ratios.items():
     ax.plot(np.arange(head_dim // 2), ratio, label=name)

@@ -61,7 +61,7 @@ print("fairseq (row 1 is its padding row; the first token reads row 2)\n",
 # - **Frequencies.** tensor2tensor and fairseq space the exponents with
 #   $d_{\text{model}}/2 - 1$ in the denominator instead of $d_{\text{model}}/2$, so every pair but
 #   the first turns more slowly. Recover each table's frequencies from its row 1
-#   with $\operatorname{atan2}(\sin\omega_i, \cos\omega_i) = \omega_i$ and compare.
+#   with $\mathrm{atan2}(\sin\omega_i, \cos\omega_i) = \omega_i$ and compare.
 # - **Offset.** fairseq gives the first token row `padding_idx + 1`, not row 0.
 
 # %%
@@ -132,7 +132,7 @@ interleaved = scores(q, k, "interleaved")
 print("max |difference|, same weights:    ", round(float(np.abs(interleaved - scores(q, k, "halves")).max()), 4))
 print("max |difference|, permuted weights:", f"{np.abs(interleaved - scores(q[:, perm], k[:, perm], 'halves')).max():.1e}")
 
-# %% alt="Three heatmaps of 16 by 16 RoPE attention scores for one random query and key matrix with head_dim = 64: the interleaved layout, the halves layout with the same weights, which looks different, and the halves layout with permuted weights, which is identical to the first." caption="RoPE scores of the same weights: interleaved, in halves, and in halves with the dimensions permuted (d_k = 64)."
+# %% alt="Three heatmaps of 16 by 16 RoPE attention scores for one random query and key matrix with head_dim = 64: the interleaved layout, the halves layout with the same weights, which looks different, and the halves layout with permuted weights, which is identical to the first." caption="RoPE scores of the same weights: interleaved, in halves, and in halves with the dimensions permuted (head_dim = 64)."
 panels = {
     "interleaved": interleaved,
     "halves, same weights": scores(q, k, "halves"),

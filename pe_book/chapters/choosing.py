@@ -59,7 +59,8 @@ def _():
             "rotates queries and keys",
             "relative (from absolute rotations)",
             "degrades without rescaling; extended by PI, NTK, YaRN "
-            f"([ch. 15](../modern/context-extension.md)) {_cite('chen2023', 'peng2024')}",
+            f"([ch. 15](../modern/context-extension.md); "
+            f"{cite_markdown(['chen2023', 'peng2024'], PAGE, 'bare')})",
             f"GPT-NeoX {_cite('black2022')}, Llama {_cite('touvron2023')}, "
             f"Mistral {_cite('jiang2023')}, Qwen {_cite('bai2023')}",
         ),
