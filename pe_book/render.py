@@ -239,6 +239,9 @@ def power_of_ten_markup(text: str, *, in_math: bool = False) -> str:
     'error 5.6×10<sup>−17</sup>, or −2×10<sup>3</sup>'
     >>> power_of_ten_markup("5.6×10⁻¹⁷", in_math=True)
     '5.6 \\\\times 10^{-17}'
+
+    Inside a formula a thousands separator is braced, ``62{,}832``, so that TeX does not
+    set it as a comma followed by a space.
     """
 
     def markup(match: re.Match) -> str:
@@ -247,7 +250,8 @@ def power_of_ten_markup(text: str, *, in_math: bool = False) -> str:
             return rf"{mantissa.replace('−', '-')} \times 10^{{{exponent}}}"
         return f"{mantissa}×10<sup>{exponent.replace('-', '−')}</sup>"
 
-    return POWER_OF_TEN.sub(markup, text)
+    marked = POWER_OF_TEN.sub(markup, text)
+    return re.sub(r"(?<=\d),(?=\d{3})", "{,}", marked) if in_math else marked
 
 
 def _whole_column(values) -> bool:

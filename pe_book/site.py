@@ -170,9 +170,13 @@ def _in_parenthesis(before: str) -> bool:
 
 
 def reference_item(key: str) -> str:
+    """A reference as lists print it: opened by the label its citations print ("Llama
+    Team, 2024", whose authors' list opens with another name), then the authors, the
+    linked title and the venue."""
     ref = REFERENCES[key]
     venue = ref.venue.replace("*", r"\*")  # "J*Fly" is a name, not emphasis
-    return f"{ref.authors} ({ref.year}). [{ref.title}]({ref.url}). *{venue}*."
+    authors = ref.authors.rstrip(".")
+    return f"**{ref.short}, {ref.year}.** {authors}. [{ref.title}]({ref.url}). *{venue}*."
 
 
 def references_markdown(keys: list[str], page: str) -> str:
@@ -182,10 +186,9 @@ def references_markdown(keys: list[str], page: str) -> str:
 
 
 def bibliography() -> str:
-    """Every reference, sorted by first author's surname and year, each with an anchor.
-
-    The short form ("Press et al.", "Okabe and Ito") opens with that surname.
-    """
+    """Every reference, sorted by the label its citations print and by year (the label,
+    "Press et al." or "Okabe and Ito", opens with the first author's surname, or names a
+    team: "Llama Team"), each with an anchor."""
     items = sorted(REFERENCES.items(), key=lambda kv: (kv[1].short.lower(), kv[1].year))
     return "\n".join(f'- <span id="{k}"></span>{reference_item(k)}' for k, _ in items)
 

@@ -83,3 +83,37 @@ def test_the_bibliography_is_sorted_by_surname_and_prints_names_as_written():
     assert surnames == sorted(surnames)
     assert keys.index("press2022") < keys.index("su2021") < keys.index("vaswani2017")
     assert r"*J\*Fly*" in bibliography()  # an asterisk in a name is not emphasis
+
+
+REFERENCES_LIST = re.compile(r"\{\{\s*references:\s*([^}]*?)\s*\}\}")
+TABLE = re.compile(r"\{\{\s*table:\s*([\w.]+)\s*\}\}")
+
+
+def uncited_references(markdown: str) -> list[str]:
+    """The keys of a page's reference list that nothing on the page cites: no
+    ``{{ cite }}`` or ``{{ citet }}`` of its prose, no citation in its generated tables."""
+    from pe_book import load_all
+    from pe_book.render import table_markdown
+
+    listed = [k.strip() for m in REFERENCES_LIST.findall(markdown) for k in m.split(",")]
+    cited = {k.strip() for m in CITE.findall(markdown) for k in m.split(",")}
+    load_all()
+    for name in TABLE.findall(markdown):
+        cited |= set(re.findall(r"bibliography\.md#(\w+)\)", table_markdown(name)))
+    return [k for k in listed if k and k not in cited]
+
+
+def test_an_uncited_reference_is_found():
+    page = "RoPE {{ cite: su2021 }}.\n\n{{ references: su2021, vaswani2017 }}\n"
+    assert uncited_references(page) == ["vaswani2017"]
+    assert uncited_references(page.replace("su2021 }}.", "su2021, vaswani2017 }}.")) == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _sources() if p.suffix == ".md"],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_every_listed_reference_is_cited_on_its_page(path):
+    """A reference list names the works the page relies on, each cited where it does."""
+    assert uncited_references(path.read_text(encoding="utf-8")) == []
