@@ -93,7 +93,7 @@ SYMBOLS: dict[str, Symbol] = {
             ("pos",),
             ("pos", "positions"),
         ),
-        Symbol("k", "an offset between two positions", _F + "properties.md", ("k",)),
+        Symbol("k", "an offset between two positions", _F + "simpler-schemes.md", ("k",)),
         Symbol("m-n", "relative position of query $m$ and key $n$", _M + "relative.md", ("m - n",)),
         Symbol("q-k", "query at position $m$, key at $n$", _F + "order-problem.md", ("q_m", "k_n")),
         Symbol("i", "pair index: dimensions $2i$ and $2i+1$", _F + "sinusoidal.md", ("i",)),
@@ -118,7 +118,7 @@ SYMBOLS: dict[str, Symbol] = {
             (r"\lambda_i",),
             word="wavelength",
         ),
-        Symbol("theta", "an angle in radians", _F + "sinusoidal.md", (r"\theta",), ("theta",)),
+        Symbol("theta", "an angle in radians", _F + "properties.md", (r"\theta",), ("theta",)),
         Symbol(
             "layout",
             "column order of a sinusoidal table",

@@ -110,12 +110,39 @@ def draw_figure(name: str, theme: str, layout: str = "wide"):
 
 
 def _with_math_notation(fig):
-    """Set the figure's plain-text symbols as mathtext (:func:`pe_book.notation.math_notation`)."""
+    """Set the figure's plain-text symbols as mathtext (:func:`pe_book.notation.math_notation`),
+    with the names the pages set upright (``PE``, ``pos``) upright here too."""
     for text in fig.findobj(Text):
         label = text.get_text()
         if label:
-            text.set_text(math_notation(label))
+            text.set_text(upright_names(math_notation(label)))
     return fig
+
+
+#: Names inside a formula that the pages set upright (pe_book.site.NAMES): ``PE(pos)``.
+_UPRIGHT = re.compile(r"(?<![\\A-Za-z])(PE|pos)(?![A-Za-z])")
+_ALREADY_UPRIGHT = re.compile(r"\\(?:mathrm|text|operatorname)\{$")
+
+
+def upright_names(text: str) -> str:
+    """``text`` with ``PE`` and ``pos`` inside its ``$…$`` set as ``\\mathrm{…}``, as the
+    prose's MathML sets them, not as the italic product P·E of mathtext.
+
+    >>> upright_names(r"$PE(pos + k)$ at pos, $\\mathrm{pos}$")
+    '$\\\\mathrm{PE}(\\\\mathrm{pos} + k)$ at pos, $\\\\mathrm{pos}$'
+    """
+
+    def math(span: str) -> str:
+        def name(match: re.Match) -> str:
+            if _ALREADY_UPRIGHT.search(span[: match.start()]):
+                return match.group(0)
+            return rf"\mathrm{{{match.group(1)}}}"
+
+        return _UPRIGHT.sub(name, span)
+
+    return "".join(
+        math(part) if TEX_SPAN.fullmatch(part) else part for part in TEX_SPAN.split(text)
+    )
 
 
 def render_svg(name: str, theme: str, layout: str = "wide") -> bytes:

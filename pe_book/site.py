@@ -376,6 +376,9 @@ def render_math(page_html: str, page: str) -> str:
         mathml = _function_spacing(mathml)
         mathml = _NORM_BAR.sub('<mo stretchy="false">&#x02016;</mo>', mathml)
         mathml = _absolute_bars(mathml)
+        # \dots and \infty are ordinary symbols in TeX (as \ldots already comes out);
+        # as operators Chromium spaced them on both sides: "1,  … ,n", "− ∞"
+        mathml = _ORDINARY.sub(r"<mi>\1</mi>", mathml)
         # \overline: latex2mathml's U+2015 does not stretch in the math font; U+203E
         # (OVERLINE) does, over the whole of its base
         mathml = mathml.replace(
@@ -403,6 +406,7 @@ _EMPTY_GROUP = re.compile(r"<mrow\s*/>")
 _CLOSERS = {"&#x00029;", ")", "&#x0005D;", "]", "&#x0007D;", "}", "&#x0007C;", "|", "&#x02016;"}
 
 
+_ORDINARY = re.compile(r"<mo>(&#x02026;|&#x0221E;)</mo>")
 _BAR = re.compile(r'<mo(?: stretchy="false")?>&#x0007C;</mo>')
 
 

@@ -211,6 +211,8 @@ class _PhoneFigure(Figure):
         kwargs.pop("squeeze", None)
         self.set_figheight(self.get_figheight() * (0.55 * rows / nrows + 0.45))
         axes = super().subplots(rows, columns, squeeze=False, **kwargs).ravel()
+        # a stacked panel's title keeps clear of the axis title of the panel above it
+        self.get_layout_engine().set(hspace=0.06)
         for extra in axes[panels:]:
             extra.remove()
         axes = axes[:panels]

@@ -211,6 +211,14 @@ def test_an_overline_uses_the_character_the_font_stretches():
     assert '<mo accent="true">&#x0203E;</mo></mover>' in out and "&#x02015;" not in out
 
 
+def test_an_ellipsis_is_an_ordinary_symbol_between_its_commas():
+    out = _math(r"h = 1, \dots, n").replace("\n", "")
+    assert "<mo>&#x0002C;</mo><mi>&#x02026;</mi><mo>&#x0002C;</mo>" in out, out
+    assert '<mo form="prefix">&#x02212;</mo><mi>&#x0221E;</mi>' in _math(r"-\infty").replace(
+        "\n", ""
+    )
+
+
 def test_an_empty_group_makes_a_leading_sign_binary():
     """TeX's ``& {} + c`` continues a sum on a new line with a binary plus."""
     rows = r"\begin{split} a &= b \\ & {} + c \\ & + d \end{split}"

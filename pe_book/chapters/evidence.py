@@ -279,12 +279,9 @@ def _(theme):
         _references(ax, theme, data, keys=("loss_floor",))
         ax.set_title(title)
     axes[0].set_ylabel("loss (nats per token)")
-    # stacked on a phone, each panel names its own lines, and the lower panel's
-    # title keeps clear of the upper panel's axis title
+    # stacked on a phone, each panel names its own lines
     for ax in axes if phone_layout_active() else axes[1:]:
         label_line_ends(ax, theme)
-    if phone_layout_active():
-        fig.get_layout_engine().set(hspace=0.06)
     return fig
 
 

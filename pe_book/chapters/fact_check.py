@@ -56,9 +56,12 @@ def _still_columns(table: np.ndarray) -> int:
 )
 def _(theme):
     tables = (
-        (r"correct: $\omega_i = 10000^{-2i/d}$", sinusoidal(BUG_POSITIONS, BUG_D_MODEL)),
         (
-            r"bug: $\omega_i = 10000^{-4i/d}$",
+            r"correct: $\omega_i = 10000^{-2i/d_{\text{model}}}$",
+            sinusoidal(BUG_POSITIONS, BUG_D_MODEL),
+        ),
+        (
+            r"bug: $\omega_i = 10000^{-4i/d_{\text{model}}}$",
             sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL),
         ),
     )

@@ -38,7 +38,7 @@ SIM_POSITIONS, SIM_D_MODEL = 64, 128
 @table(
     "parameter_counts",
     caption="Trainable numbers in the position table of published models, "
-    "<code>max_len</code> × d_model, against the token table's vocab × d_model; a "
+    "$L_{\\max} \\times d_{\\text{model}}$, against the token table's vocab × d_model; a "
     "sinusoidal table of the same size has none.",
 )
 def _():
