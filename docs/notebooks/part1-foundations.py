@@ -104,8 +104,8 @@ table = sinusoidal(100, 64)
 fig, ax = plt.subplots(figsize=(7, 4))
 image = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
 ax.set_xlabel(r"dimension index $j$  (low $j$ = high frequency → high $j$ = low frequency)")
-ax.set_ylabel(r"position $pos$")
-fig.colorbar(image, ax=ax, label=r"$PE(pos, j)$")
+ax.set_ylabel(r"position $\mathrm{pos}$")
+fig.colorbar(image, ax=ax, label=r"$\mathrm{PE}(\mathrm{pos}, j)$")
 plt.show()
 
 # %% [markdown]
@@ -138,13 +138,13 @@ print(f"closed form: dot product {dot_product_by_offset(k, d_model):.6f}, "
 # nearer one (Figure 2). Both curves are symmetric in $k$, so neither tells "before"
 # from "after".
 
-# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE(pos) · PE(pos + k), with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0, rising steeply over the first few offsets and then levelling off in a ragged band where it often goes down again. Both curves are mirror-symmetric around k = 0." caption="Dot product (top) and distance (bottom) between the encodings of positions $p$ and $p + k$, against the offset $k$ (d_model = 64)."
+# %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE(pos) · PE(pos + k), with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0, rising steeply over the first few offsets and then levelling off in a ragged band where it often goes down again. Both curves are mirror-symmetric around k = 0." caption="Dot product (top) and distance (bottom) between the encodings of positions $pos$ and $pos + k$, against the offset $k$ (d_model = 64)."
 offsets = np.arange(-100, 101)
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 4.4), sharex=True)
 top.plot(offsets, dot_product_by_offset(offsets, d_model))
-top.set_ylabel(r"$PE(pos) \cdot PE(pos+k)$")
+top.set_ylabel(r"$\mathrm{PE}(\mathrm{pos}) \cdot \mathrm{PE}(\mathrm{pos}+k)$")
 bottom.plot(offsets, distance_by_offset(offsets, d_model), color="C1")
-bottom.set_ylabel(r"$\|PE(pos+k) - PE(pos)\|$")
+bottom.set_ylabel(r"$\|\mathrm{PE}(\mathrm{pos}+k) - \mathrm{PE}(\mathrm{pos})\|$")
 bottom.set_xlabel(r"offset $k$  (positions)")
 for ax in (top, bottom):
     ax.grid(True)
@@ -194,8 +194,8 @@ for ax, i in zip(axes, (0, 1)):
                     ha="center" if abs(x) < 0.3 else "left" if x > 0 else "right",
                     va="center" if abs(y) < 0.3 else "bottom" if y > 0 else "top")
     ax.set_title(f"pair $i = {i}$: {sinusoidal_frequencies(d_model)[i]:g} rad per position")
-    ax.set_xlabel(r"$\sin(pos\,\omega_i)$")
-    ax.set_ylabel(r"$\cos(pos\,\omega_i)$")
+    ax.set_xlabel(r"$\sin(\mathrm{pos}\,\omega_i)$")
+    ax.set_ylabel(r"$\cos(\mathrm{pos}\,\omega_i)$")
     ax.set_aspect("equal")
     ax.set_xlim(-1.4, 1.4)
     ax.set_ylim(-1.4, 1.4)

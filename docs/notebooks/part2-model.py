@@ -114,7 +114,8 @@ plt.show()
 # %% [markdown]
 # ## 3. Relative positions (Shaw et al.)
 #
-# Instead of a vector per absolute position, Shaw et al. learn a vector per *offset*
+# Instead of a vector per absolute position,
+# [Shaw et al. (2018)](https://pe-explained.github.io/pe_explained/appendix/bibliography/#shaw2018) learn a vector per *offset*
 # $j - i$ between a query $i$ and a key $j$, clipped to $\pm k$. Every (query, key) pair
 # reads one row of a table of $2k + 1$ vectors (Figure 2):
 

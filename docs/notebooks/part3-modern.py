@@ -205,4 +205,5 @@ plt.show()
 # - Context-extension methods differ in *which* frequencies they lower: all of them
 #   (interpolation), smoothly more for slow pairs (NTK-aware), or none of the fastest,
 #   all of the slowest and a blended band in between that reaches pairs faster than
-#   the context (YaRN, Llama 3; chapter 15 counts them).
+#   the context (YaRN, Llama 3;
+#   [chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension/) counts them).

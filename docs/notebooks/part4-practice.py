@@ -111,8 +111,8 @@ plt.show()
 # where the head width $d_k$ is `head_dim` in the code. Many Hugging Face models share
 # that Llama code's `rotate_half` function. Other Hugging Face models keep the
 # interleaved pairs: GPT-J (`rotate_every_two`), Llama 4 and DeepSeek-V2 (complex
-# multiplies), DeepSeek-V3 (interleaved pairs rotated at run time); chapter 16 names
-# them. The same weights give different attention scores in the two layouts — unless
+# multiplies), DeepSeek-V3 (interleaved pairs rotated at run time); [chapter 16](https://pe-explained.github.io/pe_explained/practice/conventions/)
+# names them. The same weights give different attention scores in the two layouts — unless
 # the query and key dimensions are permuted, which is what converting a checkpoint does
 # (Figure 2).
 
