@@ -212,10 +212,9 @@ def expand_shortcodes(
     load_all()
     numbers = _numbers(markdown)
 
-    def replace(match: re.Match, before: str) -> str:
-        """``match`` a shortcode of one line; ``before``, the page up to that line."""
+    def replace(match: re.Match, line_start: int) -> str:
+        """``match`` a shortcode of the line that starts at ``line_start`` in the page."""
         kind, argument = match.group(1), match.group(2)
-        before += match.string[: match.start()]
         where = f"{page}: {{{{ {kind}: {argument} }}}}"
         if kind == "figure":
             if argument not in FIGURES:
@@ -260,7 +259,7 @@ def expand_shortcodes(
                 return references_markdown(keys, page)
             if kind == "citet":
                 return cite_markdown(keys, page, "textual")
-            inside = _in_parenthesis(before)
+            inside = _in_parenthesis(markdown[:line_start] + match.string[: match.start()])
             return cite_markdown(keys, page, "bare" if inside else "parenthetical")
         if kind == "bibliography":
             return bibliography()
@@ -279,13 +278,13 @@ def expand_shortcodes(
         raise BookError(f"{where}: unknown shortcode kind {kind!r}")
 
     lines = markdown.splitlines(keepends=True)
-    out, seen = [], 0
+    out, start = [], 0
     for line, outside in zip(lines, _outside_fences(lines), strict=True):
-        before, seen = markdown[:seen], seen + len(line)
+        at, start = start, start + len(line)  # where the line starts in the page
         if outside:
             indent = line[: len(line) - len(line.lstrip())]
             line = SHORTCODE.sub(
-                lambda m, pad=indent, b=before: replace(m, b).replace("\n", "\n" + pad), line
+                lambda m, pad=indent, at=at: replace(m, at).replace("\n", "\n" + pad), line
             )
         out.append(line)
     return "".join(out)

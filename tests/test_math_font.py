@@ -288,45 +288,6 @@ def typesetting(page, url: str) -> dict:
     return _after_fonts(page, url, _TYPESETTING)
 
 
-@pytest.mark.browser
-@pytest.mark.parametrize("origin", ["server", "disk"])
-def test_math_is_set_in_the_site_font_with_stretched_brackets(browser, site, server, origin):
-    """Chapter 11 from a server and from file://: the font loads, the rotation matrix's
-    parentheses reach across both its rows, and a script of a script is at least 8pt."""
-    base = server if origin == "server" else site.as_uri() + "/"
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        seen = typesetting(context.new_page(), base + "modern/rope.html")
-    finally:
-        context.close()
-    assert seen["status"] == ["loaded"], seen
-    assert seen["family"].startswith('"PE Math"'), seen
-    assert seen["table"] > 0 and seen["paren"] >= 0.9 * seen["table"], seen
-    assert seen["smallest"] >= 8 * 96 / 72 - 0.01, seen
-
-
-@pytest.mark.browser
-def test_the_typesetting_checks_fail_without_the_font_and_its_style(browser, tmp_path):
-    """The same measures on math set in a font with no MATH table and without the
-    site's style: the parentheses stay one line high, a script of a script is below 8pt."""
-    page_html = (
-        "<!doctype html><meta charset=utf-8><style>math { font-family: sans-serif; }</style>"
-        "<article>"
-        + _math(r"R = \begin{pmatrix} a & b \\ c & d \end{pmatrix}", display=True)
-        + _math(r"\omega_i = 10000^{-2i/d_{\text{model}}}", display=True)
-        + "</article>"
-    )
-    (tmp_path / "page.html").write_text(page_html, encoding="utf-8")
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        seen = typesetting(context.new_page(), (tmp_path / "page.html").as_uri())
-    finally:
-        context.close()
-    assert seen["status"] == [] and seen["table"] > 0, seen
-    assert seen["paren"] < 0.9 * seen["table"], seen
-    assert seen["smallest"] < 8 * 96 / 72, seen
-
-
 def _measured(browser, measure, url: str):
     """``measure(page, url)`` in a fresh 1280 × 900 browser context."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -344,6 +305,33 @@ def _page_file(tmp_path, body: str, style: str = "") -> str:
         encoding="utf-8",
     )
     return page.as_uri()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("origin", ["server", "disk"])
+def test_math_is_set_in_the_site_font_with_stretched_brackets(browser, site, server, origin):
+    """Chapter 11 from a server and from file://: the font loads, the rotation matrix's
+    parentheses reach across both its rows, and a script of a script is at least 8pt."""
+    base = server if origin == "server" else site.as_uri() + "/"
+    seen = _measured(browser, typesetting, base + "modern/rope.html")
+    assert seen["status"] == ["loaded"], seen
+    assert seen["family"].startswith('"PE Math"'), seen
+    assert seen["table"] > 0 and seen["paren"] >= 0.9 * seen["table"], seen
+    assert seen["smallest"] >= 8 * 96 / 72 - 0.01, seen
+
+
+@pytest.mark.browser
+def test_the_typesetting_checks_fail_without_the_font_and_its_style(browser, tmp_path):
+    """The same measures on math set in a font with no MATH table and without the
+    site's style: the parentheses stay one line high, a script of a script is below 8pt."""
+    body = _math(r"R = \begin{pmatrix} a & b \\ c & d \end{pmatrix}", display=True) + _math(
+        r"\omega_i = 10000^{-2i/d_{\text{model}}}", display=True
+    )
+    url = _page_file(tmp_path, body, "math { font-family: sans-serif; }")
+    seen = _measured(browser, typesetting, url)
+    assert seen["status"] == [] and seen["table"] > 0, seen
+    assert seen["paren"] < 0.9 * seen["table"], seen
+    assert seen["smallest"] < 8 * 96 / 72, seen
 
 
 _ROOT_GAPS = """() => [...document.querySelectorAll('article :is(msqrt, mroot)')].map(root => {
