@@ -143,3 +143,26 @@ def test_the_papers_p2c_index_is_not_what_transformers_computes(seq_len, max_rel
 def test_unpatched_transformers_agrees_to_float32_rounding_of_its_scale():
     theirs, ours = _theirs_and_ours(7, 3, 1, "code")
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-12)
+
+
+def test_t5_buckets_and_their_defaults_match_transformers():
+    """Chapter 13 quotes the library's defaults as T5's: they are T5Config's, and every
+    bucket agrees with ``T5Attention._relative_position_bucket`` in both directions."""
+    import inspect
+
+    from transformers.models.t5.configuration_t5 import T5Config
+    from transformers.models.t5.modeling_t5 import T5Attention
+
+    from pe_explained import t5_relative_bucket
+
+    defaults = inspect.signature(t5_relative_bucket).parameters
+    config = T5Config()
+    assert defaults["num_buckets"].default == config.relative_attention_num_buckets
+    assert defaults["max_distance"].default == config.relative_attention_max_distance
+    relative = np.arange(-600, 601)
+    for bidirectional in (True, False):
+        theirs = T5Attention._relative_position_bucket(
+            torch.from_numpy(relative), bidirectional=bidirectional
+        ).numpy()
+        ours = t5_relative_bucket(relative, bidirectional=bidirectional)
+        np.testing.assert_array_equal(ours, theirs)

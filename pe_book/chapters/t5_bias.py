@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from pe_explained.t5 import t5_relative_bucket
@@ -9,7 +11,10 @@ from pe_explained.t5 import t5_relative_bucket
 from .. import Table, figure, table, value
 from ..style import new_figure
 
-NUM_BUCKETS, MAX_DISTANCE = 32, 128
+# T5's defaults, as the library's bucket function takes them (32 and 128)
+_DEFAULTS = inspect.signature(t5_relative_bucket).parameters
+NUM_BUCKETS, MAX_DISTANCE = (_DEFAULTS[k].default for k in ("num_buckets", "max_distance"))
+QUOTED = ("NUM_BUCKETS", "MAX_DISTANCE")
 SCAN = np.arange(0, 4 * MAX_DISTANCE + 1)  # distances, keys at or before the query
 
 
