@@ -118,6 +118,7 @@ class TableSpec:
     name: str
     build: Callable[[], Table]
     caption_text: Text = ""
+    cards: bool = True
 
     @property
     def caption(self) -> str:
@@ -185,13 +186,20 @@ def figure(name: str, *, alt: Text, caption: Text = ""):
     return register
 
 
-def table(name: str, *, caption: Text = ""):
-    """Register a table builder returning a :class:`Table`, as ``<chapter>.<name>``."""
+def table(name: str, *, caption: Text = "", cards: bool = True):
+    """Register a table builder returning a :class:`Table`, as ``<chapter>.<name>``.
+
+    ``cards=False`` keeps the table a grid on phones, where a wide table would otherwise
+    become one card per row (:func:`pe_book.site.card_tables`): for results read down a
+    column, one length across every encoding, which cards would scatter.
+    """
     _check_name("table", name)
+    if not isinstance(cards, bool):
+        raise TypeError(f"table {name!r}: cards must be True or False, got {cards!r}")
 
     def register(build):
         key = f"{_chapter(build.__module__)}.{name}"
-        _add("table", TABLES, key, TableSpec(key, build, caption))
+        _add("table", TABLES, key, TableSpec(key, build, caption, cards))
         return build
 
     return register

@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     fig = commands.add_parser(
         "figure",
-        help="write a figure of the book as SVG",
+        help="write a figure of the book as an SVG file (--out FILE)",
         description="Write the registered figure NAME as an SVG file, or list the names "
         "with --list.",
     )

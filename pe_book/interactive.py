@@ -88,9 +88,12 @@ def interactive_html(name: str) -> str:
         raise TypeError(f"interactive {name!r} must return a dict of parameters")
     data = html.escape(json.dumps(params, separators=(",", ":"), sort_keys=True), quote=True)
     anchor = f"interactive-{name.replace('_', '-')}"
+    from .site import inline_math_html  # the site's rendering; it imports the chapters
+
+    title = inline_math_html(spec.title, plain=True)  # $…$ set as the prose sets it
     return (
         f'<div class="pe-interactive" id="{anchor}" data-interactive="{name}" '
         f'data-defaults="{data}" style="{_palette_style()}" hidden>'
-        f'<p class="pe-interactive__title" id="{anchor}-title">{html.escape(spec.title)}</p>'
+        f'<p class="pe-interactive__title" id="{anchor}-title">{title}</p>'
         "</div>"
     )

@@ -2,7 +2,7 @@
 
 The prose sets symbols as math (``$d_{\\text{model}}$``, ``$\\omega_i$``). Chapter
 modules write captions, table headers and figure labels in plain text, as a reader
-would type them (``d_model = 512``, ``2π/ω_i``, ``‖PE(p+k) − PE(p)‖``);
+would type them (``d_model = 512``, ``2π/ω_i``, ``‖PE(pos+k) − PE(pos)‖``);
 :func:`math_notation` turns the symbols into the same math, once, for every page:
 captions and headers become ``$…$`` (MathML, like the prose), figure text becomes
 matplotlib mathtext. Text already inside ``$…$`` is left alone. ``tests/test_book.py``
@@ -130,7 +130,13 @@ SYMBOLS: dict[str, Symbol] = {
         Symbol(
             "embedding", "a token's vector", _F + "order-problem.md", ("e",), word="token embedding"
         ),
-        Symbol("pe", "encoding vector of a position", _F + "sinusoidal.md", ("PE(pos)",), ("pe",)),
+        Symbol(
+            "pe",
+            "encoding vector of a position ($p$ beside $e$)",
+            _F + "sinusoidal.md",
+            ("PE(pos)", "p"),
+            ("pe",),
+        ),
         Symbol(
             "embedding-scale",
             "factor on token embeddings",

@@ -409,7 +409,8 @@ def finish_html(
     download = relative_url(download_name(page), page_url)
     button = BeautifulSoup(
         f'<p class="nb-download"><a class="md-button" href="{download}" download>'
-        f"Download this notebook ({PurePosixPath(download).name})</a></p>",
+        "Download this notebook "  # the file name is never broken at its hyphen
+        f'<span class="pe-nobreak">({PurePosixPath(download).name})</span></a></p>',
         "html.parser",
     )
     first = soup.select_one("div.jp-MarkdownCell")

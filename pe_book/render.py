@@ -310,6 +310,10 @@ def table_cell(text: str) -> str:
     return "".join(pieces)
 
 
+#: A cell of a measured number and its range: "2.20 <span class="pe-range">(…)</span>".
+_MEASURED = re.compile(r'[−-]?\d[\d,.]* <span class="pe-range">')
+
+
 def table_markdown(name: str) -> str:
     """The markdown of table ``name``; numbers right-aligned, text left-aligned."""
     load_all()
@@ -331,7 +335,9 @@ def table_markdown(name: str) -> str:
             specs[j] = ",.0f" if "," in spec else ".0f"  # whole numbers: no decimals
     cells = [[format_cell(v, s) for s, v in zip(specs, row, strict=True)] for row in tab.rows]
     numeric = [
-        all(not isinstance(row[j], str) for row in tab.rows) if tab.rows else False
+        all(not isinstance(row[j], str) or _MEASURED.match(row[j]) for row in tab.rows)
+        if tab.rows
+        else False
         for j in range(len(columns))
     ]
 

@@ -225,9 +225,12 @@ def expand_shortcodes(
                 raise BookError(f"{where}: unknown table {argument!r}")
             from .render import table_markdown
 
-            caption = caption_html(numbers[("table", argument)], TABLES[argument].caption)
+            spec = TABLES[argument]
+            caption = caption_html(numbers[("table", argument)], spec.caption)
+            grid = "" if spec.cards else " data-grid"
+            anchor = _anchor("table", argument)
             return (
-                f'<p class="table-caption" id="{_anchor("table", argument)}">{caption}</p>\n\n'
+                f'<p class="table-caption" id="{anchor}"{grid}>{caption}</p>\n\n'
                 + table_markdown(argument)
             )
         if kind in ("figref", "tableref"):
@@ -604,11 +607,16 @@ def card_tables(page_html: str) -> str:
     beside the value. So does a table of numbered rows no longer than
     :data:`CARD_ROWS` (a few pairs, offsets or dimensions), marked
     ``data-cards="numbered"``: its cards are titled "pair i = 0", not "0". Longer ones
-    are matrices, which keep their grid and scroll sideways.
+    are matrices, which keep their grid and scroll sideways. A table registered with
+    ``cards=False`` (its caption marked ``data-grid``) keeps its grid too, as
+    ``<table data-grid>``: the stylesheet holds its first column in view while the rest
+    scrolls.
     """
 
     def convert(match: re.Match) -> str:
         caption, inner = match.groups()
+        if " data-grid" in caption[: caption.index(">")]:
+            return f"{caption}<table data-grid>{inner}</table>"
         head, _, body = inner.partition("</thead>")
         shown = _HEADER.findall(head)  # each header as the page sets it, math and all
         headers = [  # and as plain text, for the attribute: math keeps its characters only
@@ -641,26 +649,36 @@ def card_tables(page_html: str) -> str:
 
 
 #: Inline code as Markdown writes it (no markup inside; highlighted code has spans).
-_INLINE_CODE = re.compile(r"<code>([^<]*)</code>")
+_INLINE_CODE = re.compile(r"(\()?<code>([^<]*)</code>([.,;:!?)\]]+)?")
+#: Inline code this short (in characters) never breaks: it fits a phone's column whole.
+SHORT_CODE = 32
 _HYPHENATED = re.compile(r"[^\s-]*-[^\s]*")
 _PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
 
 
 def unbroken_options(page_html: str) -> str:
-    """Inline code whose words carry a hyphen (``--precision``, ``rope-type``) kept whole:
-    each such word in a ``pe-nobreak`` span, so a narrow line never breaks it after its
-    ``--``. The text is unchanged (a copied option still works); code blocks are left
-    alone.
+    """Inline code kept from breaking where a reader would stumble. Code of at most
+    :data:`SHORT_CODE` characters (``initializer_range = 0.02``, a command) stays on one
+    line, with the bracket before it and the punctuation after it; in longer code each
+    word that carries a hyphen (``--precision``, ``rope-type``) stays whole, so a narrow
+    line never breaks it after its ``--``. The text is unchanged (a copied option still
+    works); code blocks are left alone.
 
-    >>> unbroken_options("<p>run <code>--out FILE</code></p>")
-    '<p>run <code><span class="pe-nobreak">--out</span> FILE</code></p>'
+    >>> unbroken_options("<p>set (<code>seq_len</code>).</p>")
+    '<p>set <span class="pe-nobreak">(<code>seq_len</code>).</span></p>'
+    >>> long = "python -m pe_explained table --out FILE --positions 100"
+    >>> unbroken_options(f"<p>run <code>{long}</code></p>").count("pe-nobreak")  # -m, --…
+    3
     >>> unbroken_options("<pre><code>--out</code></pre>")
     '<pre><code>--out</code></pre>'
     """
 
     def code(match: re.Match) -> str:
-        words = _HYPHENATED.sub(r'<span class="pe-nobreak">\g<0></span>', match.group(1))
-        return f"<code>{words}</code>"
+        before, text, after = match.group(1) or "", match.group(2), match.group(3) or ""
+        if len(html.unescape(text)) <= SHORT_CODE:
+            return f'<span class="pe-nobreak">{before}<code>{text}</code>{after}</span>'
+        words = _HYPHENATED.sub(r'<span class="pe-nobreak">\g<0></span>', text)
+        return f"{before}<code>{words}</code>{after}"
 
     parts = _PRE.split(page_html)  # odd parts are code blocks
     return "".join(p if k % 2 else _INLINE_CODE.sub(code, p) for k, p in enumerate(parts))

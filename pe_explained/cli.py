@@ -121,8 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     table = commands.add_parser(
         "table",
-        help="print the sinusoidal encoding as numbers",
-        description="Print PE[pos, dim] for every position and dimension, one row per position.",
+        help="print the sinusoidal encoding as numbers, one row per position",
+        description="Print the encoding PE(pos) of every position: one row per position, "
+        "one column per dimension.",
     )
     _add_encoding_options(table, positions=8, d_model=8)
     table.add_argument(
@@ -131,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     heatmap = commands.add_parser(
         "heatmap",
-        help="print the sinusoidal encoding as text",
+        help="print the sinusoidal encoding as text, one character per value",
         description="One row per position, one character per "
         f"dimension, from '{HEATMAP_CHARS[0]}' "
         f"at -1 to '{HEATMAP_CHARS[-1]}' at +1.",

@@ -78,27 +78,27 @@ def _relative_error(approx: np.ndarray, exact: np.ndarray) -> float:
 
 
 def sum_rule_errors(num_positions, num_offsets, d_model, *, base=10000.0) -> dict[str, float]:
-    """How well three rules predict ``PE(p + k)``, every ``p < num_positions``, ``k < num_offsets``.
+    """How three rules predict ``PE(pos + k)``, all ``pos < num_positions``, ``k < num_offsets``.
 
-    Returns the relative error ``‖prediction − PE(p+k)‖ / ‖PE(p+k)‖`` (over all
-    pairs ``(p, k)`` at once) of
+    Returns the relative error ``‖prediction − PE(pos+k)‖ / ‖PE(pos+k)‖`` (over all
+    pairs ``(pos, k)`` at once) of
 
-    ``"PE(p) + PE(k)"``
-        the literal reading of "PE(p+k) is a linear function of PE(p) and PE(k)"
+    ``"PE(pos) + PE(k)"``
+        the literal reading of "PE(pos+k) is a linear function of PE(pos) and PE(k)"
         — **wrong**;
-    ``"best fixed linear map of PE(p), PE(k)"``
-        the least-squares best ``A·PE(p) + B·PE(k) + c`` with one fixed ``A``,
-        ``B``, ``c`` for all pairs — **wrong**: ``PE(p+k)`` is bilinear in the two
+    ``"best fixed linear map of PE(pos), PE(k)"``
+        the least-squares best ``A·PE(pos) + B·PE(k) + c`` with one fixed ``A``,
+        ``B``, ``c`` for all pairs — **wrong**: ``PE(pos+k)`` is bilinear in the two
         (``sin(a+b) = sin a cos b + cos a sin b``), which no fixed linear map
         reproduces;
-    ``"M_k · PE(p)"``
-        the true statement: a rotation that depends on ``k``, applied to ``PE(p)``
+    ``"M_k · PE(pos)"``
+        the true statement: a rotation that depends on ``k``, applied to ``PE(pos)``
         (:func:`pe_explained.properties.offset_matrix`) — error at rounding level.
 
     Examples
     --------
     >>> errors = sum_rule_errors(50, 50, 16)
-    >>> errors["M_k · PE(p)"] < 1e-12 < 0.1 < errors["best fixed linear map of PE(p), PE(k)"]
+    >>> errors["M_k · PE(pos)"] < 1e-12 < 0.1 < errors["best fixed linear map of PE(pos), PE(k)"]
     True
     """
     num_positions = check_int("num_positions", num_positions, minimum=1)
@@ -118,12 +118,12 @@ def sum_rule_errors(num_positions, num_offsets, d_model, *, base=10000.0) -> dic
     rotated = np.empty_like(target)
     for offset in range(num_offsets):
         rows = k == offset
-        # PE(p + k) = M_k PE(p): one matrix per offset, applied to row vectors
+        # PE(pos + k) = M_k PE(pos): one matrix per offset, applied to row vectors
         rotated[rows] = table[p[rows]] @ offset_matrix(offset, d_model, base=base).T
     return {
-        "PE(p) + PE(k)": _relative_error(naive, target),
-        "best fixed linear map of PE(p), PE(k)": _relative_error(features @ weights, target),
-        "M_k · PE(p)": _relative_error(rotated, target),
+        "PE(pos) + PE(k)": _relative_error(naive, target),
+        "best fixed linear map of PE(pos), PE(k)": _relative_error(features @ weights, target),
+        "M_k · PE(pos)": _relative_error(rotated, target),
     }
 
 

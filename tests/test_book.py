@@ -8,7 +8,7 @@ from pathlib import Path
 import matplotlib
 import pytest
 
-from pe_book import FIGURES, TABLES, VALUES, Table, load_all
+from pe_book import FIGURES, TABLES, VALUES, Table, load_all, table
 from pe_book.notation import math_notation
 from pe_book.references import REFERENCES
 from pe_book.render import draw_figure, format_cell, render_svg, svg_size, table_markdown
@@ -601,6 +601,25 @@ def test_narrow_tables_and_numeric_matrices_stay_tables():
     assert card_tables(plain) == plain  # not a generated table
 
 
+def test_a_results_table_registered_without_cards_keeps_its_grid():
+    grid = _TABLE_HTML.replace('id="table-x">', 'id="table-x" data-grid>')
+    out = card_tables(grid)
+    assert "<table data-grid>" in out and "data-cards" not in out and "pe-card-label" not in out
+    assert "data-cards" in card_tables(_TABLE_HTML)  # the same table, unmarked: cards
+    load_all()  # chapter 22's results are registered so
+    assert TABLES["evidence.passkey"].cards is False and TABLES["sinusoidal.table_d8"].cards
+    with pytest.raises(TypeError, match="cards must be True or False"):
+        table("t", cards="no")
+
+
+def test_measured_cells_are_aligned_as_numbers():
+    """A mean with its range (text, for the range's markup) is right-aligned like a number;
+    a column of words is not."""
+    lines = table_markdown("evidence.length_loss").splitlines()
+    assert lines[1] == "|:---|" + "---:|" * (len(lines[1].split("|")) - 3)
+    assert '<span class="pe-range">(' in lines[2]
+
+
 #: Symbols the prose sets as math, written as plain text (``ω_i``, ``d_model``, ``‖x‖``,
 #: ``√d``, ``10000^(−2i/d)``): captions, table headers and figure text must use ``$…$``.
 PLAIN_SYMBOL = re.compile(
@@ -697,6 +716,17 @@ def test_every_list_of_references_has_its_heading():
 def test_every_table_has_a_caption(name):
     """A table's number is followed by a sentence saying what it shows."""
     assert len(TABLES[name].caption.split()) >= 5, TABLES[name].caption
+
+
+#: The longest caption, in characters as registered: what the figure or table shows and
+#: the parameters to read it; explanations belong to the prose beside it.
+CAPTION_CHARACTERS = 200
+
+
+@pytest.mark.parametrize("name", sorted(TABLES) + sorted(FIGURES))
+def test_captions_are_short(name):
+    caption = (TABLES.get(name) or FIGURES[name]).caption
+    assert len(caption) <= CAPTION_CHARACTERS, f"{len(caption)} characters: {caption}"
 
 
 @pytest.mark.parametrize("name", sorted(VALUES))

@@ -546,7 +546,7 @@ def test_readouts_set_powers_and_indices_as_the_prose_does(browser, server):
     context, page, errors = _widget_pages(browser, server)
     expected = {
         "sinusoidal": ("sub", "Σi cos(k ωi)"),
-        "rope": ("sub", "qm · kn"),
+        "rope": ("sub", "q⊤mkn"),
         "context": ("sub", "dk = 128"),
         "alibi": ("sup", "m1 = 2−1 = 0.5"),
     }
@@ -558,6 +558,14 @@ def test_readouts_set_powers_and_indices_as_the_prose_does(browser, server):
             assert text in shown, (name, shown)
             assert not re.search(r"\^|_\{|\*|\w_\w", shown), (name, shown)
             assert readout.locator(tag).count() > 0 and readout.locator("var").count() > 0
+            # so do the controls' labels and the plots' axis labels and legends
+            widget = page.locator(f".pe-interactive[data-interactive='{name}']")
+            labels = " ".join(widget.locator("label, button").all_text_contents())
+            assert not re.search(r"\^|_\{|\*|\w_\w", labels), (name, labels)
+            assert widget.locator("label var").count() > 0, name
+            plots = " ".join(widget.locator("svg text").all_text_contents())
+            assert not re.search(r"\^\{|_\{|\*", plots), (name, plots)
+            assert widget.locator("svg tspan[font-style='italic']").count() > 0, name
     finally:
         context.close()
     assert not errors, errors

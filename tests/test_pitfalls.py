@@ -50,17 +50,17 @@ def test_doubled_exponent_agrees_with_correct_table_only_in_pair_0():
 
 def test_sum_rule_errors():
     errors = sum_rule_errors(60, 60, 16)
-    assert errors["M_k · PE(p)"] < 1e-13
-    assert errors["best fixed linear map of PE(p), PE(k)"] > 0.3
-    assert errors["PE(p) + PE(k)"] > 1.0
-    # PE(p) + PE(k) is off already at p = k = 1
+    assert errors["M_k · PE(pos)"] < 1e-13
+    assert errors["best fixed linear map of PE(pos), PE(k)"] > 0.3
+    assert errors["PE(pos) + PE(k)"] > 1.0
+    # PE(pos) + PE(k) is off already at pos = k = 1
     pe = sinusoidal(3, 16)
     assert np.abs(pe[1] + pe[1] - pe[2]).max() > 0.5
 
 
 def test_sum_rule_naive_error_analytic_d2():
-    """d_model = 2, p = k = 0 only: PE(0) + PE(0) = 2·PE(0) is off by ‖PE(0)‖: error 1."""
-    assert sum_rule_errors(1, 1, 2)["PE(p) + PE(k)"] == pytest.approx(1.0)
+    """d_model = 2, pos = k = 0 only: PE(0) + PE(0) = 2·PE(0) is off by ‖PE(0)‖: error 1."""
+    assert sum_rule_errors(1, 1, 2)["PE(pos) + PE(k)"] == pytest.approx(1.0)
 
 
 def test_wrong_layout_lookup():

@@ -43,7 +43,8 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## 1. Four sinusoidal tables
 #
-# The same two positions in four conventions: the paper's interleaved layout, the
+# The same two positions in four conventions: the interleaved layout of
+# [Vaswani et al. (2017)](https://pe-explained.github.io/pe_explained/appendix/bibliography/#vaswani2017), the
 # same numbers in split halves (all sines, then all cosines), tensor2tensor's timing
 # signal and fairseq's table. All four tables are $d_{\text{model}} = 8$ columns wide.
 
@@ -82,22 +83,22 @@ print("fairseq rows for 5 tokens and 2 padding tokens:",
 # %% [markdown]
 # How much does it matter? Give tokens 0–99 the vectors each convention assigns them
 # (in the halves layout, so that only the frequencies and the offset differ) and
-# measure, position by position, the largest difference from the paper's table
+# measure, position by position, the largest difference from Vaswani et al.'s table
 # (Figure 1).
 
-# %% alt="Line plot of the largest absolute difference from the paper's sinusoidal table, per token position 0 to 99, for d_model = 64: tensor2tensor's table starts at 0 and grows to values of order one within tens of positions; fairseq's table, shifted by its padding offset, differs by order one from the first position on." caption="Largest difference from the paper's table at each position, for tensor2tensor's and fairseq's conventions (d_model = 64)."
+# %% alt="Line plot of the largest absolute difference from Vaswani et al.'s sinusoidal table, per token position 0 to 99, for d_model = 64: tensor2tensor's table starts at 0 and grows to values of order one within tens of positions; fairseq's table, shifted by its padding offset, differs by order one from the first position on." caption="Largest difference from Vaswani et al.'s table at each position, for tensor2tensor's and fairseq's conventions (d_model = 64)."
 num_tokens = 100
 reference = sinusoidal(num_tokens, d_model, layout="halves")
 rows = fairseq_positions(np.ones(num_tokens, dtype=bool), padding_idx=1)
 received = {
     "tensor2tensor": tensor2tensor_timing_signal(num_tokens, d_model),
-    "fairseq (row padding_idx + 1 onwards)": fairseq_sinusoidal(rows.max() + 1, d_model, padding_idx=1)[rows],
+    "fairseq (rows from its padding offset on)": fairseq_sinusoidal(rows.max() + 1, d_model, padding_idx=1)[rows],
 }
 fig, ax = plt.subplots(figsize=(7, 3.2))
 for name, table in received.items():
     ax.plot(np.arange(num_tokens), np.abs(table - reference).max(axis=1), label=name)
 ax.set_xlabel("token position")
-ax.set_ylabel("max |difference| from the paper")
+ax.set_ylabel("largest |difference| from Vaswani et al.")
 ax.set_ylim(bottom=0)
 ax.grid(True)
 ax.legend(loc="lower right")

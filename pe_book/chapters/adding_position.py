@@ -55,8 +55,7 @@ def _cosine_samples() -> dict[str, np.ndarray]:
     "table spread from about 0.2 to 1, far from 0.",
     caption=f"Cosine similarity, d_model = {D_MODEL}: {NUM_WORDS} pairs of random token "
     f"embeddings (entries N(0, 1/d_model)), {NUM_WORDS} embedding–PE pairs, and every pair "
-    f"of PE rows for positions 0–{NUM_POSITIONS - 1}. Random vectors are nearly orthogonal; "
-    "the PE rows are not, to each other.",
+    f"of PE rows for positions 0–{NUM_POSITIONS - 1}.",
 )
 def _(theme):
     fig = new_figure(7.0, 3.4)
@@ -88,7 +87,7 @@ def _(theme):
 
 
 def _same_word_cosines(scale_by_sqrt_d_model: bool) -> np.ndarray:
-    """cos(x(word at 0), x(word at p)) for p = 0 … SAME_WORD_POSITIONS − 1, one random word."""
+    """cos(x(word at 0), x(word at pos)) for pos = 0 … SAME_WORD_POSITIONS − 1, one random word."""
     e = _random_vectors(1, D_MODEL)
     x = embed_with_positions(
         np.repeat(e, SAME_WORD_POSITIONS, axis=0), scale_by_sqrt_d_model=scale_by_sqrt_d_model
@@ -106,8 +105,8 @@ def _same_word_cosines(scale_by_sqrt_d_model: bool) -> np.ndarray:
         f"it falls to about {_same_word_cosines(False)[-1]:.1f}: the position dominates."
     ),
     caption=f"The same word at two positions (d_model = {D_MODEL}, one random embedding "
-    "with entries N(0, 1/d_model)). Scaling the embedding by √d_model keeps the word "
-    "recognisable; without the scaling the position takes over.",
+    "with entries N(0, 1/d_model)), with the embedding scaled by √d_model and without the "
+    "scaling.",
 )
 def _(theme):
     fig = new_figure(7.0, 3.4)
@@ -117,8 +116,8 @@ def _(theme):
     ax.plot(positions, _same_word_cosines(True), label=f"$\\sqrt{{{DM}}}\\,e + PE$  (the paper)")
     ax.plot(positions, _same_word_cosines(False), label="$e + PE$  (no scaling)")
     ax.set_ylim(0, 1.08)
-    ax.set_xlabel("position $p$ of the second occurrence")
-    ax.set_ylabel("cosine of $x$ at 0 and at $p$")
+    ax.set_xlabel("position $pos$ of the second occurrence")
+    ax.set_ylabel("cosine of $x$ at 0 and at $pos$")
     ax.grid(True)
     ax.legend(loc="lower left")  # under every curve
     return fig

@@ -139,8 +139,8 @@ def _():
         f"−{alibi_slopes(FIGURE_HEADS)[-1]:g}."
     ),
     caption=f"ALiBi with {FIGURE_HEADS} heads. Left (above on a phone): head 1's bias matrix "
-    "(keys after the query are masked, blank). Right (below): every head's bias is a "
-    "straight line in the distance; the slopes halve from head to head.",
+    "(keys after the query are masked, blank). Right (below): every head's bias against the "
+    "distance.",
 )
 def _(theme):
     bias = alibi_bias(FIGURE_HEADS, FIGURE_LEN, dtype=np.float64)

@@ -108,10 +108,8 @@ def _methods() -> list[tuple[str, np.ndarray]]:
     f"NTK-aware, and for YaRN and the Llama 3 rule a plateau at 1, a ramp, and a plateau at "
     f"{FACTOR:g}.",
     caption=f"How each method remaps the wavelengths (head_dim = {HEAD_DIM}, base = "
-    f"{BASE:,.0f}, trained on {CONTEXT:,} positions, factor {FACTOR:g}). Pair 0 is the fastest "
-    "pair; frequency falls and wavelength grows to the right. The dashed line is the original "
-    "context length. Below: each method's stretch of every pair (new ÷ original wavelength), "
-    "where the ramps and plateaus show.",
+    f"{BASE:,.0f}, trained on {CONTEXT:,} positions, factor {FACTOR:g}). Below: each method's "
+    "stretch of every pair (new ÷ original wavelength).",
 )
 def _(theme):
     methods = _methods()
@@ -189,8 +187,9 @@ def _():
 
 @table(
     "attention_factors",
-    caption="Attention factors as rope_frequencies computes them, for several scale factors "
-    "s. Hugging Face multiplies cos and sin by the factor, so the logits grow by its square.",
+    caption="Attention factors as <code>rope_frequencies</code> computes them, for several "
+    "scale factors $s$. Hugging Face multiplies cos and sin by the factor, so the logits grow "
+    "by its square.",
 )
 def _():
     ctx = {"original_max_position_embeddings": CONTEXT}
@@ -356,10 +355,9 @@ DECAY_BANDS = ((1, 100), (100, 1000), (1000, 10000), (10000, 32768), (32768, 131
 
 @table(
     "abf_models",
-    caption=f"Raising the base with the context (head_dim = {HEAD_DIM}). For each model, the "
-    "base and the sequence length of its long-context training; the slowest pair's "
-    "wavelength; how many of its pairs turn less than once over that length, and how many "
-    f"would at base {BASE:,.0f}.",
+    caption=f"Models that raised the base (head_dim = {HEAD_DIM}): base, long-context "
+    "training length, slowest wavelength, and how many pairs turn less than once over that "
+    f"length, at that base and at {BASE:,.0f}.",
 )
 def _():
     rows = []
@@ -391,9 +389,7 @@ def _():
 @table(
     "abf_decay",
     caption=f"RoFormer's relative decay bound (chapter 11), head_dim = {HEAD_DIM}, averaged "
-    "over bands of distances (rope_decay_bound_mean): it falls over the first bands and then "
-    "levels off, and a larger base keeps it higher for longer. At distance 0 it is the same "
-    "for every base.",
+    "over bands of distances (<code>rope_decay_bound_mean</code>), for each base.",
 )
 def _():
     rows = [

@@ -105,7 +105,7 @@ def _():
         ),
         (
             "tensor2tensor vs fairseq as tokens read it",
-            f"offset: token t reads row t + {PADDING_IDX + 1}",
+            f"offset: token $t$ reads row $t + {PADDING_IDX + 1}$",
             t["t2t"],
             t["fairseq"],
         ),
@@ -123,7 +123,7 @@ def _scores(q, k, inv_freq, layout, attention_factor=1.0):
 @table(
     "rope_layouts",
     caption=f"RoPE conventions, head_dim = {HEAD_DIM}, {SEQ} positions, random queries and "
-    "keys: what changes in the attention scores $q \\cdot k$.",
+    "keys: what changes in the attention scores $q^\\top k$.",
 )
 def _():
     rng = np.random.default_rng(0)
@@ -138,13 +138,13 @@ def _():
     scaled = _scores(q, k, yarn_freq, "halves", attention_factor=factor)
     rows = [
         [
-            "interleaved vs halves, same q and k",
-            "max |score difference|",
+            "interleaved vs halves, same $q$ and $k$",
+            "largest score difference",
             float(np.abs(inter - halves_same).max()),
         ],
         [
-            "interleaved vs halves, q and k dimensions permuted",
-            "max |score difference|",
+            "interleaved vs halves, $q$ and $k$ dimensions permuted",
+            "largest score difference",
             float(np.abs(inter - halves_perm).max()),
         ],
         [

@@ -64,9 +64,10 @@ def _span(values) -> tuple[float, float, float]:
 
 def _cell(values, spec: str = ".2f") -> str:
     """``mean (min–max)`` over the seeds; the range never breaks at its dash (word
-    joiners around it)."""
+    joiners around it), and is marked ``pe-range`` so that a phone sets it under the mean."""
     mean, low, high = _span(values)
-    return f"{mean:{spec}} ({low:{spec}}\u2060–\u2060{high:{spec}})"
+    span = f"({low:{spec}}\u2060–\u2060{high:{spec}})"
+    return f'{mean:{spec}} <span class="pe-range">{span}</span>'
 
 
 def _passkey_by_length(metrics: dict, n: int) -> list[float]:
@@ -105,10 +106,14 @@ def _references(ax, theme, data: dict, keys=("unigram_entropy", "loss_floor")) -
             text,
             (x, ref[key]),
             xycoords=("axes fraction", "data"),
+            xytext=(0, 1.5),
+            textcoords="offset points",
             va="bottom",
             ha=align,
-            fontsize=8,
+            fontsize=9,
             color=theme.muted,
+            # on the page's colour, so that a gridline never runs through the words
+            bbox={"boxstyle": "square,pad=0.15", "facecolor": theme.background, "linewidth": 0},
         )
 
 
@@ -213,9 +218,8 @@ def _():
         "mark the unigram entropy and the floor."
     ),
     caption=lambda: (
-        "Every model learns: the training loss (mean of each block of 10 steps; band: range "
-        "over the seeds) falls well below the unigram entropy, the best a model blind to "
-        "context can do, toward the floor set by the generator itself."
+        "The training loss of every model, mean of each block of 10 steps, against the "
+        "unigram entropy and the floor set by the generator itself."
     ),
 )
 def _(theme):
@@ -252,11 +256,8 @@ def _(theme):
     ),
     caption=lambda: (
         f"Loss of models trained at {results('length_generalisation')['train_len']} tokens "
-        "(dotted line), read at longer lengths. Left (above on a phone): the text cut into "
-        "windows of the length, every token scored. Right (below): a window of the length "
-        "slid over the text, only the tokens with nearly a full window of context scored. "
-        "Lines: mean over the seeds; "
-        "dots: each seed."
+        "(dotted line), read at longer lengths: left (above on a phone), non-overlapping "
+        "windows; right (below), a sliding window."
     ),
 )
 def _(theme):
@@ -321,6 +322,7 @@ def _loss_table(mode: str) -> Table:
         f"the {len(results('length_generalisation')['seeds'])} seeds, range in brackets. "
         f"Trained at {results('length_generalisation')['train_len']} tokens."
     ),
+    cards=False,
 )
 def _():
     return _loss_table("non_overlapping")
@@ -332,6 +334,7 @@ def _():
         "Mean loss with a sliding window of each length, scoring the last quarter of every "
         "window (nats per token): mean over the seeds, range in brackets."
     ),
+    cards=False,
 )
 def _():
     return _loss_table("sliding")
@@ -347,12 +350,9 @@ def _():
         f"{results('length_generalisation')['train_len']}. " + _alt_by_position()
     ),
     caption=lambda: (
-        f"Where the loss goes up: excess loss by position in non-overlapping windows of "
-        f"{_lengths()[-1]:,} tokens, in bins of "
-        f"{_lengths()[-1] // results('length_generalisation')['settings']['bins']} positions: "
-        "the model's loss minus the generator's own loss on the same tokens, so the "
-        "difficulty of the text itself cancels (line: mean over the seeds; band: their "
-        "range). Left of the dotted line the positions were seen in training."
+        f"Excess loss by position in non-overlapping windows of {_lengths()[-1]:,} tokens, in "
+        f"bins of {_lengths()[-1] // results('length_generalisation')['settings']['bins']} "
+        "positions: the model's loss minus the generator's own loss on the same tokens."
     ),
 )
 def _(theme):
@@ -457,6 +457,7 @@ def _alt_passkey() -> str:
         "Passkey accuracy at each length, averaged over the depths: mean over the seeds, "
         "range in brackets."
     ),
+    cards=False,
 )
 def _():
     data = results("length_generalisation")
@@ -503,10 +504,8 @@ def _():
     caption=lambda: (
         f"The RoPE models of the first experiment with their context stretched "
         f"{_extension()['factor']} times (dashed line: {_extension()['target_len']} tokens), "
-        f"as they are (zero-shot) and after {_extension()['fine_tune']['steps']} steps of "
-        f"fine-tuning at {_extension()['target_len']} tokens with the stretched frequencies. "
-        "Top: loss over non-overlapping windows; bottom: passkey accuracy averaged over the "
-        "depths. Lines: mean over the seeds; dots: each seed."
+        f"zero-shot and after {_extension()['fine_tune']['steps']} steps of fine-tuning at "
+        f"{_extension()['target_len']} tokens with the stretched frequencies."
     ),
 )
 def _(theme):
@@ -537,7 +536,7 @@ def _(theme):
             ax.set_title(f"{stage}: {'loss' if row == 0 else 'passkey accuracy'}")
             ax.set_ylabel(axes[row, 0].get_ylabel())
         axes[1, 1].set_ylim(-0.03, 1.03)
-    axes[0, 1].legend(fontsize=8, loc="upper right")  # clear of the target length's line
+    axes[0, 1].legend(fontsize=9.5, loc="upper right")  # clear of the target length's line
     return fig
 
 
@@ -570,9 +569,8 @@ def _depth_grid(metrics: dict, lengths: list[int]) -> np.ndarray:
         + _alt_depth()
     ),
     caption=lambda: (
-        "Where the key is lost: passkey accuracy of the stretched RoPE models by the key's "
-        "depth (0: the start of the document, 1: right before the question) and by length, "
-        "mean over the seeds. Keys far from the question are lost first."
+        "Passkey accuracy of the stretched RoPE models by the key's depth (0: the start of "
+        "the document, 1: right before the question) and by length, mean over the seeds."
     ),
 )
 def _(theme):
@@ -650,6 +648,7 @@ def _extension_table(stage: str) -> Table:
 @table(
     "extension_zero_shot",
     caption="Loss of the stretched RoPE models, zero-shot: mean over the seeds, range in brackets.",
+    cards=False,
 )
 def _():
     return _extension_table("zero_shot")
@@ -659,6 +658,7 @@ def _():
     "extension_fine_tuned",
     caption="Loss of the stretched RoPE models after the fine-tune: mean over the seeds, range "
     "in brackets.",
+    cards=False,
 )
 def _():
     return _extension_table("fine_tuned")
@@ -668,6 +668,7 @@ def _():
     "extension_passkey",
     caption="Passkey accuracy of the stretched RoPE models at each length, averaged over the "
     "depths, zero-shot and fine-tuned: mean over the seeds.",
+    cards=False,
 )
 def _():
     data = _extension()

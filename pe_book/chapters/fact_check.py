@@ -20,7 +20,7 @@ from pe_explained.properties import (
 )
 
 from .. import Table, figure, table, value
-from ..notation import DM, math_notation
+from ..notation import DM
 from ..style import heatmap_panels, new_figure
 
 BUG_POSITIONS, BUG_D_MODEL = 50, 128  # the size the buggy tutorial plots
@@ -46,8 +46,7 @@ def _still_columns(table: np.ndarray) -> int:
     "width. Right, the encoding with the doubled exponent: the stripes widen twice as fast "
     "and far more columns are flat (sine near 0, cosine near 1) over all positions.",
     caption=lambda: (
-        "The correct table (left, or above on a phone) and the table of the doubled-exponent "
-        "bug (right, or below), "
+        "The correct table and the table of the doubled-exponent bug, "
         f"{BUG_POSITIONS} positions × {BUG_D_MODEL} dimensions. With the bug, "
         f"{_still_columns(sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL))} of "
         f"{BUG_D_MODEL} columns change by less than {STILL} over all {BUG_POSITIONS} positions; "
@@ -71,7 +70,7 @@ def _(theme):
         vmin=-1,
         vmax=1,
         xlabel="dimension $j$  (fast → slow)",
-        colorbar_label="PE[pos, j]",
+        colorbar_label="$PE(pos, j)$",
     )
 
 
@@ -116,10 +115,10 @@ def _():
             "function",
             "pair $i$",
             "wavelength (positions)",
-            "change $|PE[1, j] - PE[0, j]|$",
+            "change $|PE(1, j) - PE(0, j)|$",
         ],
         rows,
-        formats={"wavelength (positions)": ",.1f", "change $|PE[1, j] - PE[0, j]|$": ".2e"},
+        formats={"wavelength (positions)": ",.1f", "change $|PE(1, j) - PE(0, j)|$": ".2e"},
     )
 
 
@@ -135,7 +134,7 @@ def _():
     ),
     caption=f"Cycles each pair completes within a training length of {TRAIN_LENGTH} positions "
     f"(d_model = {TRAIN_D_MODEL}). Pairs below the line never come back to their start "
-    "during training; beyond that length they take angles the model has never seen.",
+    "during training.",
 )
 def _(theme):
     cycles = cycles_within(TRAIN_LENGTH, TRAIN_D_MODEL)
@@ -173,23 +172,32 @@ def _():
     return f"{slow_pair_count(TRAIN_LENGTH, TRAIN_D_MODEL)} of {TRAIN_D_MODEL // 2}"
 
 
+#: The rules of :func:`~pe_explained.pitfalls.sum_rule_errors`, as the chapter's formulas
+#: write them.
+_RULES = {
+    "PE(pos) + PE(k)": "$PE(pos) + PE(k)$",
+    "best fixed linear map of PE(pos), PE(k)": "best fixed linear map of $PE(pos)$ and $PE(k)$",
+    "M_k · PE(pos)": r"$M_k\,PE(pos)$",
+}
+
+
 @table(
     "sum_rule",
-    caption=f"Predicting $PE(p+k)$ for all $p, k < {SUM_POSITIONS}$, ${DM} = {SUM_D_MODEL}$: "
-    r"the relative error $\|\text{prediction} - PE(p+k)\| / \|PE(p+k)\|$ of each rule.",
+    caption=f"Predicting $PE(pos+k)$ for all $pos, k < {SUM_POSITIONS}$, ${DM} = {SUM_D_MODEL}$: "
+    r"the relative error $\|\text{prediction} - PE(pos+k)\| / \|PE(pos+k)\|$ of each rule.",
 )
 def _():
     errors = sum_rule_errors(SUM_POSITIONS, SUM_POSITIONS, SUM_D_MODEL)
     return Table(
         ["rule", "relative error"],
-        [[math_notation(rule), err] for rule, err in errors.items()],
+        [[_RULES[rule], err] for rule, err in errors.items()],
         default_format=".2e",
     )
 
 
 @table(
     "distance_d16",
-    caption=f"Distance to a position $k$ places away, ${DM} = {DIST_D_MODEL}$ (any $p$).",
+    caption=f"Distance to a position $k$ places away, ${DM} = {DIST_D_MODEL}$ (any $pos$).",
 )
 def _():
     k = np.arange(DIST_OFFSETS + 1)
@@ -198,7 +206,7 @@ def _():
         "farther" if b > a else "closer" for a, b in zip(dist[:-1], dist[1:], strict=True)
     ]
     return Table(
-        ["offset $k$", r"distance $\Vert PE(p+k) - PE(p)\Vert$", "than at $k - 1$"],
+        ["offset $k$", r"distance $\Vert PE(pos+k) - PE(pos)\Vert$", "than at $k - 1$"],
         [[int(a), b, c] for a, b, c in zip(k, dist, change, strict=True)],
     )
 
@@ -218,7 +226,7 @@ def _():
     rows = [[p, own[p], int(nearest[p]), distance[p]] for p in LAYOUT_ROWS]
     return Table(
         [
-            "position $p$",
+            "position $pos$",
             "distance to its own interleaved row",
             "nearest interleaved row",
             "distance to it",

@@ -91,9 +91,8 @@ def _speed_ratio(d_model: int) -> float:
     "each slower than the one before.",
     caption=lambda: (
         f"An odometer (binary counter, top) next to the sinusoidal encoding "
-        f"(d_model = {COUNTER_D_MODEL}, bottom). Both have fast columns and slow ones; the counter "
-        "jumps, the sinusoids glide, and their speeds fall by a factor of "
-        f"{_speed_ratio(COUNTER_D_MODEL):.2f} per pair instead of 2."
+        f"(d_model = {COUNTER_D_MODEL}, bottom). Their speeds fall by a factor of 2 per bit "
+        f"and of {_speed_ratio(COUNTER_D_MODEL):.2f} per pair."
     ),
 )
 def _(theme):

@@ -41,7 +41,7 @@ def _():
             _rms_norm(scaled),
             float(np.sqrt(np.mean(scaled**2))),
         ],
-        ["$PE[pos]$", _rms_norm(pe), float(np.sqrt(np.mean(pe**2)))],
+        ["$PE(pos)$", _rms_norm(pe), float(np.sqrt(np.mean(pe**2)))],
     ]
     return Table(["vector", "typical norm ‖·‖", "RMS of one entry"], rows, default_format=".2f")
 
@@ -68,14 +68,13 @@ def _():
     "the left and slow on the right, and their sum, the model input, shows the noise with the "
     "stripes still visible underneath.",
     caption=f"Building the model input for one sequence (d_model = {FIG_D_MODEL}): token "
-    "embeddings times √d_model, plus the sinusoidal table, give the input of the first layer. "
-    "Both summands have entries of similar size, so neither drowns the other.",
+    "embeddings times √d_model, plus the sinusoidal table, give the input of the first layer.",
 )
 def _(theme):
     _, scaled, pe = _rows(FIG_D_MODEL, SEQ_LEN)
     panels = [
         (r"$E[\mathrm{token}] \cdot \sqrt{d_{\text{model}}}$", scaled),
-        ("+ PE[pos]", pe),
+        ("+ $PE(pos)$", pe),
         ("= model input", scaled + pe),
     ]
     return heatmap_panels(

@@ -134,8 +134,7 @@ def _():
     "around the diagonal and falls off with distance; for a freshly initialised learned "
     "table only the diagonal is bright and all other entries are near zero.",
     caption=f"Cosine similarity between the vectors of positions $m$ and $n$ (d_model = "
-    f"{SIM_D_MODEL}). The sinusoidal table makes nearby positions similar by construction; "
-    "a learned table starts with no notion of nearness — training has to create it.",
+    f"{SIM_D_MODEL}): the sinusoidal table and a freshly initialised learned table.",
 )
 def _(theme):
     sinus, learned = _similarities()

@@ -53,10 +53,9 @@ def _():
 
 @table(
     "bag_of_words",
-    caption="The sum of the input vectors over the sentence, for both word orders: "
-    "adding positions does not make it tell the orders apart. The difference is "
-    r"$\max |\sum x(\text{dog bites man}) - \sum x(\text{man bites dog})|$, "
-    "the largest entry of the difference of the two sums.",
+    caption="The largest entry of the difference between the sums of the input vectors over "
+    "the sentence for the two word orders, "
+    r"$\max |\sum x(\text{dog bites man}) - \sum x(\text{man bites dog})|$.",
 )
 def _():
     rows = []

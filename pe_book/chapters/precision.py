@@ -150,9 +150,8 @@ def _():
         "of two. float16 ends at 65,504, its largest number."
     ),
     caption=lambda: (
-        "The gap between consecutive positions a format can store. Where it is above 1, "
-        "neighbouring positions share one number. (IEEE 754 formats and bfloat16, "
-        "computed by storing every position and reading it back.)"
+        "The gap between consecutive positions a format can store, for IEEE 754 formats and "
+        "bfloat16 (computed by storing every position and reading it back)."
     ),
 )
 def _(theme):
@@ -230,8 +229,7 @@ def _():
     caption=lambda: (
         f"Error of RoPE's cos and sin against the float64 formula (head_dim = {HEAD_DIM}, "
         f"base = {BASE:,.0f}; the largest over the pairs and over {WINDOW} positions up to "
-        "each point). The usual float32 recipe drifts in proportion to the position; angles "
-        "in float64 rounded once do not."
+        "each point)."
     ),
 )
 def _(theme):

@@ -20,7 +20,7 @@ from ..style import new_figure
 
 MATRIX_POSITIONS, MATRIX_D_MODELS = 64, (16, 128)
 CURVE_D_MODELS, CURVE_MAX_OFFSET = (16, 64, 512), 60
-DOT_D_MODEL, DOT_MAX_OFFSET, DOT_STARTS = 64, 200, (200, 1000)  # p − k stays ≥ 0
+DOT_D_MODEL, DOT_MAX_OFFSET, DOT_STARTS = 64, 200, (200, 1000)  # pos − k stays ≥ 0
 M_D_MODEL, M_OFFSET = 8, 3
 DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
 
@@ -32,8 +32,8 @@ DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
     "Both are zero on the diagonal and constant along every line parallel to it. For the "
     f"small width the colour rises and falls again away from the diagonal; for d_model = "
     f"{MATRIX_D_MODELS[1]} it rises with a small ripple near the diagonal.",
-    caption="‖PE(p) − PE(q)‖ for every pair of positions. Each diagonal stripe has one "
-    "colour: the distance depends only on the offset $|p - q|$. It is not a smooth ramp "
+    caption="‖PE(m) − PE(n)‖ for every pair of positions. Each diagonal stripe has one "
+    "colour: the distance depends only on the offset $|m - n|$. It is not a smooth ramp "
     "away from the diagonal.",
 )
 def _(theme):
@@ -46,10 +46,10 @@ def _(theme):
     for ax, d_model, dist in zip(axes, MATRIX_D_MODELS, scaled, strict=True):
         image = ax.imshow(dist, cmap=theme.sequential, vmin=0, vmax=top, interpolation="nearest")
         ax.set_title(f"${DM} = {d_model}$")
-        ax.set_xlabel("position $q$")
-        ax.set_ylabel("position $p$")
+        ax.set_xlabel("position $n$")
+        ax.set_ylabel("position $m$")
     fig.colorbar(
-        image, ax=axes, shrink=0.85, label=r"$\|PE(p) - PE(q)\| / \sqrt{d_{\text{model}}}$"
+        image, ax=axes, shrink=0.85, label=r"$\|PE(m) - PE(n)\| / \sqrt{d_{\text{model}}}$"
     )
     return fig
 
@@ -64,8 +64,8 @@ def _(theme):
         f"shrinks: k = {', '.join(str(first_distance_decrease(d)) for d in CURVE_D_MODELS)}."
     ),
     caption="Distance against offset, from the closed form "
-    r"$\Vert PE(p+k) - PE(p)\Vert^2 = \sum_i 4 \sin^2(k\,\omega_i / 2)$. Markers: the first "
-    "offset $k$ at which the distance falls, the distance at $k + 1$ below that at $k$.",
+    r"$\Vert PE(pos+k) - PE(pos)\Vert^2 = \sum_i 4 \sin^2(k\,\omega_i / 2)$; markers: the first "
+    "$k$ with the distance at $k + 1$ below that at $k$.",
 )
 def _(theme):
     k = np.arange(CURVE_MAX_OFFSET + 1)
@@ -85,7 +85,7 @@ def _(theme):
             linestyle="none",
         )
     ax.set_xlabel("offset $k$  (positions)")
-    ax.set_ylabel(r"$\|PE(p+k) - PE(p)\| / \sqrt{d_{\text{model}}}$")
+    ax.set_ylabel(r"$\|PE(pos+k) - PE(pos)\| / \sqrt{d_{\text{model}}}$")
     ax.grid(True)
     ax.legend(loc="lower right")
     return fig
@@ -93,14 +93,14 @@ def _(theme):
 
 @figure(
     "properties_dot_by_offset",
-    alt=f"Line plot of the dot product PE(p) · PE(p+k) for d_model = {DOT_D_MODEL} against "
+    alt=f"Line plot of the dot product PE(pos) · PE(pos+k) for d_model = {DOT_D_MODEL} against "
     f"the offset k from -{DOT_MAX_OFFSET} to {DOT_MAX_OFFSET}: a curve symmetric about k = 0 "
     f"with its peak of {DOT_D_MODEL // 2} at k = 0, falling with ripples on both sides. "
-    f"Markers measured from the table at p = {DOT_STARTS[0]} and p = {DOT_STARTS[1]} lie "
+    f"Markers measured from the table at pos = {DOT_STARTS[0]} and pos = {DOT_STARTS[1]} lie "
     "on the curve.",
-    caption=r"$PE(p) \cdot PE(p+k) = \sum_i \cos(k\,\omega_i)$: the line is the closed "
+    caption=r"$PE(pos) \cdot PE(pos+k) = \sum_i \cos(k\,\omega_i)$: the line is the closed "
     "form, the markers are dot products of rows of the table starting at two different "
-    "positions $p$.",
+    "positions $pos$.",
 )
 def _(theme):
     k = np.arange(-DOT_MAX_OFFSET, DOT_MAX_OFFSET + 1)
@@ -117,11 +117,11 @@ def _(theme):
             marker=marker,
             linestyle="none",
             markersize=5,
-            label=f"measured at $p = {p}$",
+            label=f"measured at $pos = {p}$",
             zorder=2,
         )
     ax.set_xlabel("offset $k$  (positions)")
-    ax.set_ylabel(r"$PE(p) \cdot PE(p+k)$")
+    ax.set_ylabel(r"$PE(pos) \cdot PE(pos+k)$")
     ax.grid(True)
     ax.legend(loc="upper right", fontsize=8.5)
     return fig
@@ -134,8 +134,8 @@ def _(theme):
     "the split-half layout the same entries sit on the main diagonal and on two diagonals "
     f"{M_D_MODEL // 2} columns away. Every other entry is zero.",
     caption=f"$M_k$ for $k = {M_OFFSET}$, ${DM} = {M_D_MODEL}$, with "
-    r"$PE(p+k) = M_k\,PE(p)$ for every $p$. One rotation by the angle $k\,\omega_i$ per "
-    "pair; the layout only decides where each pair's four entries sit.",
+    r"$PE(pos+k) = M_k\,PE(pos)$ for every $pos$: one rotation by the angle $k\,\omega_i$ per "
+    "pair, in both layouts.",
 )
 def _(theme):
     fig = new_figure(7.0, 3.5)
@@ -146,8 +146,8 @@ def _(theme):
         ax.set_title(f"layout = {layout!r}")
         ax.set_xticks(range(M_D_MODEL))
         ax.set_yticks(range(M_D_MODEL))
-        ax.set_xlabel("input dimension (of $PE(p)$)")
-        ax.set_ylabel("output dimension (of $PE(p+k)$)")
+        ax.set_xlabel("input dimension (of $PE(pos)$)")
+        ax.set_ylabel("output dimension (of $PE(pos+k)$)")
     fig.colorbar(image, ax=axes, shrink=0.85, label="entry of $M_k$")
     return fig
 
@@ -155,8 +155,8 @@ def _(theme):
 @table(
     "offset_blocks",
     caption=f"The entries of $M_k$ drawn above ($k = {M_OFFSET}$, ${DM} = {M_D_MODEL}$): "
-    r"pair $i$'s $2 \times 2$ block has the cosine of $k\,\omega_i$ on its diagonal and the "
-    "sine above it, negated below: a turn by the angle.",
+    r"pair $i$'s $2 \times 2$ block has the cosine of $k\,\omega_i$ on its diagonal, the "
+    "sine above it and minus the sine below.",
 )
 def _():
     m = offset_matrix(M_OFFSET, M_D_MODEL)
@@ -174,9 +174,9 @@ def _():
 
 @table(
     "difference_vectors",
-    caption=f"Difference vectors $D_k(p) = PE(p+k) - PE(p)$ for ${DM} = {DIFF_D_MODEL}$: "
-    r"their length $\Vert D_k(p)\Vert$ and the cosine between $D_k(p)$ and $D_k(p+s)$, "
-    "the same for every $p$: at $s = 1$, and the lowest, with the $s$ where it falls.",
+    caption=f"Difference vectors $D_k(pos) = PE(pos+k) - PE(pos)$ for ${DM} = {DIFF_D_MODEL}$: "
+    r"length $\Vert D_k(pos)\Vert$; cosine between $D_k(pos)$ and $D_k(pos+s)$ at $s = 1$ "
+    "and at its lowest, with that $s$.",
 )
 def _():
     separations = np.arange(1, DIFF_SPAN + 1)

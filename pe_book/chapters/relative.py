@@ -48,9 +48,7 @@ def _annotated(ax, data, cmap, vmin, vmax, dark_cell):
     f"0 to {2 * MAX_DISTANCE}, so every diagonal beyond distance {MAX_DISTANCE} repeats the "
     "outermost value.",
     caption=f"Left (above on a phone): the offset $j - i$ between key $j$ and query $i$. Right "
-    f"(below): the row of Shaw et "
-    f"al.'s table each pair uses, $\\operatorname{{clip}}(j - i, -k, k) + k$ with "
-    f"$k = {MAX_DISTANCE}$: "
+    f"(below): the row of Shaw et al.'s table each pair uses, with $k = {MAX_DISTANCE}$: "
     f"{2 * MAX_DISTANCE + 1} vectors serve every distance.",
 )
 def _(theme):
@@ -96,8 +94,7 @@ def xl_terms() -> dict[str, np.ndarray]:
     "the offset i minus j.",
     caption="The four terms of a Transformer-XL logit for a random segment (d_model = "
     f"{XL_D_MODEL}, head_dim = {XL_HEAD_DIM}; each panel on its own colour scale, in units "
-    "of the logit). (c) depends only on the key, so it is constant "
-    "down each column; (d) depends only on $i - j$, so it is constant along each diagonal.",
+    "of the logit).",
 )
 def _(theme):
     terms = xl_terms()

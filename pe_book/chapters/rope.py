@@ -56,8 +56,8 @@ def _score_matrix() -> np.ndarray:
 
 @interactive(
     "rope",
-    title="Try it: one query and one key turned at positions m and n, pair by pair, in "
-    "either layout; the score moves with m − n only.",
+    title="Try it: one query and one key turned at positions $m$ and $n$, pair by pair, in "
+    "either layout; the score moves with $m - n$ only.",
 )
 def _():
     import inspect

@@ -131,10 +131,9 @@ def _(theme):
     f"with position {NEAR_REF - 1} among the farthest and position 0 among the nearest. "
     f"Sinusoidal with d_model = {NEAR_D_MODEL}: a dip at the reference with large wiggles; "
     f"with d_model = {SUMMARY_D_MODEL}: a steep dip that levels off, neighbours nearest.",
-    caption=f"Distance ‖E[pos] − E[{NEAR_REF}]‖ under each scheme. One-hot has no notion "
-    f"of near; binary ({NEAR_BITS} bits) jumps; the sinusoidal encoding of the same width "
-    f"(d_model = {NEAR_D_MODEL}) wiggles, and with d_model = {SUMMARY_D_MODEL} the two "
-    "neighbours are the nearest positions.",
+    caption=f"Distance ‖E[pos] − E[{NEAR_REF}]‖ under each scheme: one-hot, binary "
+    f"({NEAR_BITS} bits), and the sinusoidal encoding of the same width "
+    f"(d_model = {NEAR_D_MODEL}) and with d_model = {SUMMARY_D_MODEL}.",
 )
 def _(theme):
     panels = {

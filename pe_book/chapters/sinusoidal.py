@@ -20,8 +20,10 @@ WAVE_DIMENSIONS = (0, 2, 8, 20)
 def _():
     d_model, num_positions = 8, 10
     pe = sinusoidal(num_positions, d_model)
+    # three short lines per header, none broken: the dimension, its function, its pair
     columns = ["pos"] + [
-        f"{'sin' if j % 2 == 0 else 'cos'}, dim {j} ($i = {j // 2}$)" for j in range(d_model)
+        f"dim\u00a0{j}<br>{'sin' if j % 2 == 0 else 'cos'}<br>$i = {j // 2}$"
+        for j in range(d_model)
     ]
     return Table(columns, [[p, *row] for p, row in enumerate(pe.tolist())])
 
@@ -52,7 +54,7 @@ def _():
     f"{HEATMAP_D_MODEL} dimensions. "
     "Columns on the left (low dimension index) alternate rapidly between -1 and 1 down "
     "the positions; columns on the right change slowly and stay near 0 (sine) or 1 (cosine).",
-    caption=f"PE[pos, j] for {HEATMAP_POSITIONS} positions × {HEATMAP_D_MODEL} dimensions. "
+    caption=f"$PE(pos, j)$ for {HEATMAP_POSITIONS} positions × {HEATMAP_D_MODEL} dimensions $j$. "
     f"Low dimension indices oscillate fastest; high ones barely move over {HEATMAP_POSITIONS} "
     "positions.",
 )
@@ -72,7 +74,7 @@ def _(theme):
     ax.set_xlabel("dimension index $j$  (low $j$ = high frequency → high $j$ = low frequency)")
     ax.set_ylabel("position pos")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
-    bar.set_label("PE[pos, j]")
+    bar.set_label("$PE(pos, j)$")
     return fig
 
 
@@ -98,7 +100,7 @@ def _(theme):
             label=f"dim {j} (pair $i = {j // 2}$, $\\lambda = {wavelengths[j // 2]:.1f}$)",
         )
     ax.set_xlabel("position pos")
-    ax.set_ylabel("PE[pos, j]")
+    ax.set_ylabel("$PE(pos, j)$")
     ax.set_ylim(-1.1, 1.1)
     ax.set_xlim(0, HEATMAP_POSITIONS)
     ax.grid(True)
@@ -112,9 +114,9 @@ def _(theme):
     alt="Log-scale plot of the wavelength of each sin/cos pair against the relative pair "
     "index 2i/d_model for d_model = 64 and 512: both lie on one straight rising line, from 2π "
     f"(about {2 * np.pi:.1f} positions) at 0 to just under 2π·10000 at the last pair.",
-    caption=r"The wavelength of every pair, on a log scale: a geometric ladder from $2\pi$ at "
-    r"pair 0 (fastest) to just under $2\pi \cdot \text{base}$ at the last pair (slowest). "
-    f"Against the relative index $2i/{DM}$ every width lies on the same line.",
+    caption=r"The wavelength of every pair on a log scale, from $2\pi$ at pair 0 (fastest) to "
+    r"just under $2\pi \cdot \text{base}$ at the last pair (slowest), against the relative "
+    f"index $2i/{DM}$.",
 )
 def _(theme):
     fig = new_figure(7.0, 3.4)
@@ -152,8 +154,8 @@ def _(theme):
 
 @interactive(
     "sinusoidal",
-    title="Try it: the table and the dot product PE(p) · PE(p + k) by offset, for any "
-    "d_model, base and number of positions.",
+    title="Try it: the table and the dot product $PE(pos) \\cdot PE(pos + k)$ by offset, "
+    "for any $d_{\\text{model}}$, base and number of positions.",
 )
 def _():
     import inspect

@@ -92,9 +92,7 @@ def _():
         "bucket 0."
     ),
     caption=f"T5's bucket of every relative position ({NUM_BUCKETS} buckets, "
-    f"<code>max_distance</code> = {MAX_DISTANCE}). Near 0 every distance has its own bucket; "
-    "further out the steps widen logarithmically; past the last step every distance shares "
-    "one bucket. The dotted lines mark ±<code>max_distance</code>.",
+    f"<code>max_distance</code> = {MAX_DISTANCE}).",
 )
 def _(theme):
     rel = np.arange(-2 * MAX_DISTANCE, 2 * MAX_DISTANCE + 1)

@@ -96,13 +96,7 @@ def _():
 
 @table(
     "gallery_computed",
-    caption=(
-        "What those settings do, computed by pe_explained.inspect_config. λ_max: the "
-        "slowest rotating pair's wavelength, in positions; slower than context: pairs "
-        "that do not complete a turn within max_position_embeddings; stretch: the "
-        "slowest pair's, against plain RoPE with the same base (LongRoPE: its long set); "
-        "attention factor: the multiplier on cos and sin."
-    ),
+    caption="What those settings do, computed by <code>pe_explained.inspect_config</code>.",
 )
 def _():
     rows = []
@@ -196,7 +190,7 @@ def _():
     "temperature",
     caption=(
         "Llama 4's query multiplier on its NoPE layers, "
-        r"$1 + \text{attn\_scale} \cdot \ln(1 + \lfloor (p+1) / \text{floor\_scale} \rfloor)$, "
+        r"$1 + \text{attn\_scale} \cdot \ln(1 + \lfloor (m+1) / \text{floor\_scale} \rfloor)$, "
         "with transformers' defaults "
         "(pe_explained.attention_temperature)."
     ),
@@ -206,9 +200,9 @@ def _():
         list(TEMPERATURE_AT), beta=LLAMA4_ATTN_SCALE, floor_scale=LLAMA4_FLOOR_SCALE, offset=1
     )
     return Table(
-        ["query position $p$", "multiplier"],
-        [[p, float(f)] for p, f in zip(TEMPERATURE_AT, factors, strict=True)],
-        formats={"query position $p$": ",d", "multiplier": ".4f"},
+        ["query position $m$", "multiplier"],
+        [[m, float(f)] for m, f in zip(TEMPERATURE_AT, factors, strict=True)],
+        formats={"query position $m$": ",d", "multiplier": ".4f"},
     )
 
 
@@ -247,8 +241,7 @@ def _ids():
     ),
     caption=lambda: (
         "Qwen2-VL's three position ids over text, an image and text "
-        "(pe_explained.mrope_position_ids). Text tokens sit on the diagonal, so text "
-        "alone is plain RoPE; an image is one instant with a row and a column id."
+        "(pe_explained.mrope_position_ids). Text tokens sit on the diagonal."
     ),
 )
 def _(theme):

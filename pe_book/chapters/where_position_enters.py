@@ -107,8 +107,7 @@ def _flow_figure(theme, steps, height: float):
     "add and norm, feed-forward, add and norm; position enters once, before the first layer, "
     f"and every box is labelled with its array shape for {CONFIG_TEXT}.",
     caption=f"An absolute encoding enters once, at the bottom of the stack ({CONFIG_TEXT}; "
-    "head_dim = d_model / num_heads). The highlighted box is the only place position enters; "
-    "every later layer sees it only through the vectors it was added to.",
+    "head_dim = d_model / num_heads).",
 )
 def _(theme):
     steps = [
@@ -133,10 +132,8 @@ def _(theme):
     "attention logits before the softmax (logits divided by the square root of head_dim, "
     "except in T5, which leaves them unscaled); these boxes are highlighted and labelled "
     "with shapes.",
-    caption=f"Relative schemes act inside attention, in every layer ({CONFIG_TEXT}). RoPE "
-    "rotates $q$ and $k$; ALiBi and the T5 bias add a per-head bias to the logits. Nothing is "
-    "added to the input. T5 does not divide its logits by √head_dim (its attention uses a "
-    "scale of 1, as in transformers' T5Attention).",
+    caption=f"Relative schemes act inside attention, in every layer ({CONFIG_TEXT}): RoPE "
+    "rotates $q$ and $k$; ALiBi and the T5 bias add a per-head bias to the logits.",
 )
 def _(theme):
     steps = [

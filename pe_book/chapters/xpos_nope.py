@@ -88,8 +88,8 @@ def _():
 
 @table(
     "xpos_zeta_head64",
-    caption="xPos's per-pair decay for head_dim = 64, γ = 0.4, "
-    "scale_base = 512: the factor a pair's score contribution carries at a distance.",
+    caption=r"xPos's per-pair decay for head_dim = 64, $\gamma = 0.4$, $B = 512$: the factor a "
+    "pair's score contribution carries at a distance.",
 )
 def _():
     zeta = xpos_zeta(HEAD_DIM)
@@ -112,9 +112,8 @@ def _():
     "oscillates rapidly above and below zero, while the xPos curve is smooth and settles "
     "slightly above zero.",
     caption=f"Expected score of a query and a key with the same content, relative to "
-    f"distance 0 (head_dim = {HEAD_DIM}, base 10000). RoPE alone (solid) oscillates at long "
-    f"distances; xPos (scale_base = {SCALE_BASE}, γ = 0.4, dashed) damps the fast pairs "
-    "and leaves a smooth curve.",
+    f"distance 0, for RoPE and for xPos (head_dim = {HEAD_DIM}, base 10000; xPos: "
+    f"$B = {SCALE_BASE}$, $\\gamma = 0.4$).",
 )
 def _(theme):
     distance = np.unique(np.round(np.geomspace(1, FAR[-1], 1500)).astype(int))
@@ -142,9 +141,8 @@ def _(theme):
     "marked start token gives 1, 1/2, 1/3 and so on: a strictly falling curve, a different "
     "value at every position. Without the mask every position gets the same value, "
     f"1/{NOPE_LEN}, a flat line.",
-    caption="What one head with all-equal scores reads from a marked start token. With the "
-    "causal mask position $i$ averages $i + 1$ values and gets $1/(i + 1)$, so it can tell "
-    "where it is; without the mask every position averages all of them and sees the same number.",
+    caption="What one head with all-equal scores reads from a marked start token at each "
+    "position $i$: $1/(i + 1)$ with the causal mask, the same number everywhere without it.",
 )
 def _(theme):
     positions = np.arange(NOPE_LEN)

@@ -29,7 +29,7 @@
     return range(positions).map((p) => omega.flatMap((w) => [Math.sin(p * w), Math.cos(p * w)]));
   }
 
-  /** PE(p)·PE(p+k) = sum_i cos(k·omega_i): the same for every p. */
+  /** PE(pos)·PE(pos+k) = sum_i cos(k·omega_i): the same for every pos. */
   function dotByOffset(dModel, base, k) {
     return sinusoidalFrequencies(dModel, base).reduce((s, w) => s + Math.cos(k * w), 0);
   }
@@ -170,7 +170,7 @@
   const h = (tag, attrs, ...children) => node(null, tag, attrs, children);
   /** An SVG element appended to parent, with text content if given. */
   const s = (parent, tag, attrs, text) => {
-    const el = node(SVG, tag, attrs, text === undefined ? [] : [String(text)]);
+    const el = node(SVG, tag, attrs, text === undefined ? [] : marked(text, true));
     parent.append(el);
     return el;
   };
@@ -305,7 +305,7 @@
     const id = `pe-i-${++uid}`;
     const output = h("output", { for: id });
     const input = h("input", { type: "range", id, min: 0, step: 1 });
-    const text = h("label", { for: id }, `${label} `, output);
+    const text = h("label", { for: id }, ...marked(label), " ", output);
     form.append(h("div", { class: "pe-i-control" }, text, input));
     const control = {
       values,
@@ -335,7 +335,8 @@
     const select = h("select", { id }, ...items);
     select.value = String(value);
     select.addEventListener("change", () => change(select.value));
-    form.append(h("div", { class: "pe-i-control" }, h("label", { for: id }, label), select));
+    const text = h("label", { for: id }, ...marked(label));
+    form.append(h("div", { class: "pe-i-control" }, text, select));
   }
 
   /** The parts every widget has: controls, plots side by side (stacked when narrow) and
@@ -356,19 +357,44 @@
     .map((i) => lo + i * step);
   const minus = (text) => String(text).replace(/-/g, "−");
 
-  /** Sets a readout's text as the prose sets its symbols: x^{…} raised, x_{…} lowered,
-   *  *v* in italics (a variable), everything else as plain text (never parsed as HTML). */
-  function write(el, text) {
-    const parts = String(text).split(/(\^\{[^{}]*\}|_\{[^{}]*\}|\*[^*\s][^*]*\*)/);
-    el.replaceChildren(...parts.filter((x) => x !== "").map((x) => {
-      if (/^[\^_]\{/.test(x)) {
-        const node = h(x[0] === "^" ? "sup" : "sub", {});
-        write(node, x.slice(2, -1));
-        return node;
+  /** Text set as the prose sets its symbols: x^{…} raised, x_{…} lowered, x_{…}^{…} both
+   *  (stacked, as q_m^⊤), *v* in italics (a variable), everything else as plain text
+   *  (never parsed as HTML). The nodes are HTML (sup, sub, var) or, with svg, tspans. */
+  function marked(text, svg) {
+    const scripts = /^_\{([^{}]*)\}\^\{([^{}]*)\}$/;
+    const parts = String(text)
+      .split(/(_\{[^{}]*\}\^\{[^{}]*\}|\^\{[^{}]*\}|_\{[^{}]*\}|\*[^*\s][^*]*\*)/);
+    const script = (raised, inner, back) => node(SVG, "tspan", {
+      "baseline-shift": raised ? "super" : "sub", "font-size": "75%", dx: back,
+    }, marked(inner, true));
+    return parts.filter((x) => x !== "").flatMap((x) => {
+      const both = x.match(scripts);
+      if (both) {
+        const [, lower, upper] = both;
+        if (!svg) {
+          const sup = h("sup", {}, ...marked(upper)), sub = h("sub", {}, ...marked(lower));
+          return [h("span", { class: "pe-i-scripts" }, sup, sub)];
+        }
+        // the raised script steps back over the lowered one, about 0.55 em a character
+        const back = `${(-0.55 * lower.replace(/\*/g, "").length).toFixed(2)}em`;
+        return [script(false, lower), script(true, upper, back)];
       }
-      if (/^\*.+\*$/.test(x)) return h("var", {}, x.slice(1, -1));
-      return document.createTextNode(x);
-    }));
+      if (/^[\^_]\{/.test(x)) {
+        const inner = x.slice(2, -1);
+        if (!svg) return [h(x[0] === "^" ? "sup" : "sub", {}, ...marked(inner))];
+        return [script(x[0] === "^", inner)];
+      }
+      if (/^\*.+\*$/.test(x)) {
+        const name = x.slice(1, -1);
+        return [svg ? node(SVG, "tspan", { "font-style": "italic" }, [name]) : h("var", {}, name)];
+      }
+      return [document.createTextNode(x)];
+    });
+  }
+
+  /** Sets a readout's text, marked as for :func:`marked`. */
+  function write(el, text) {
+    el.replaceChildren(...marked(text, false));
   }
 
   /** fmt for a readout: a power of ten as a raised exponent (1.2·10^{−5}). */
@@ -385,7 +411,7 @@
       st[key] = v;
       draw();
     };
-    slider(f.form, "d_model", steps(2, 256, 2), st.dModel, String, set("dModel"));
+    slider(f.form, "*d*_{model}", steps(2, 256, 2), st.dModel, String, set("dModel"));
     slider(f.form, "base", [10, 100, 1000, 10000, 100000, 500000, 1000000], st.base, fmt,
       set("base"));
     slider(f.form, "positions", steps(10, 400, 10), st.positions, String, set("positions"));
@@ -396,11 +422,11 @@
       const a = axes(f.plots[0], w, ht, {
         x: [-0.5, dModel - 0.5], y: [-0.5, positions - 0.5], yreverse: true, right: 64,
         grid: false, xticks: ticks(0, dModel - 1).filter((t) => t % 1 === 0),
-        yticks: ticks(0, positions - 1), xlabel: "dimension index j", ylabel: "position pos",
+        yticks: ticks(0, positions - 1), xlabel: "dimension index *j*", ylabel: "position pos",
         label: `Heatmap of the sinusoidal table: ${positions} positions by ${dModel} ` +
           `dimensions, base ${fmt(base)}.`,
       });
-      heatmap(a, math.sinusoidal(positions, dModel, base), -1, 1, d.colormap, "PE[pos, j]");
+      heatmap(a, math.sinusoidal(positions, dModel, base), -1, 1, d.colormap, "PE(pos, j)");
 
       const dots = range(positions).map((k) => math.dotByOffset(dModel, base, k));
       const last = fmt(dots[positions - 1]);
@@ -408,7 +434,7 @@
       const [w2, h2] = f.size(f.plots[1], 0.75);
       const b = axes(f.plots[1], w2, h2, {
         x: [0, positions - 1], y: [Math.min(0, ...dots) - 0.05 * top, top * 1.05],
-        xlabel: "offset k (positions)", ylabel: "PE(p) · PE(p + k)",
+        xlabel: "offset *k* (positions)", ylabel: "PE(pos) · PE(pos + *k*)",
         label: `The dot product of two encodings against their offset k, from ${top} at ` +
           `k = 0 to ${last} at k = ${positions - 1}; the same for every p.`,
       });
@@ -432,17 +458,17 @@
       st[key] = v;
       draw();
     };
-    const mControl = slider(f.form, "query position m", positions, st.m, String, set("m"));
-    const nControl = slider(f.form, "key position n", positions, st.n, String, set("n"));
-    slider(f.form, "pair i", steps(0, d.head_dim / 2 - 1), st.pair, String, set("pair"));
+    const mControl = slider(f.form, "query position *m*", positions, st.m, String, set("m"));
+    const nControl = slider(f.form, "key position *n*", positions, st.n, String, set("n"));
+    slider(f.form, "pair *i*", steps(0, d.head_dim / 2 - 1), st.pair, String, set("pair"));
     choice(f.form, "layout", [
-      ["halves", "halves: pair i = dims (i, i + d/2), GPT-NeoX"],
-      ["interleaved", "interleaved: pair i = dims (2i, 2i + 1), GPT-J"],
+      ["halves", "halves: pair i is dims i and i + dₖ/2 (GPT-NeoX)"],
+      ["interleaved", "interleaved: pair i is dims 2i and 2i + 1 (GPT-J)"],
     ], st.layout, set("layout"));
     const moves = h("div", { class: "pe-i-control pe-i-buttons" });
     f.form.append(moves);
-    [[-1, "m and n − 1"], [1, "m and n + 1"]].forEach(([by, text]) => {
-      const button = h("button", { type: "button" }, text);
+    [[-1, "*m* and *n* − 1"], [1, "*m* and *n* + 1"]].forEach(([by, text]) => {
+      const button = h("button", { type: "button" }, ...marked(text));
       button.addEventListener("click", () => {
         if (Math.min(st.m, st.n) + by < 0 || Math.max(st.m, st.n) + by > d.max_position) return;
         st.m += by;
@@ -481,9 +507,9 @@
       arrow(plane(qm), false, "pe-i-c1");
       arrow(plane(kn), true, "pe-i-c2");
       [
-        [false, "pe-i-c1", "q turned by m·ω"],
-        [true, "pe-i-c2", "k turned by n·ω"],
-        [false, "pe-i-muted", "q (●) and k (■) at position 0"],
+        [false, "pe-i-c1", "*q* turned by *mω*_{*i*}"],
+        [true, "pe-i-c2", "*k* turned by *nω*_{*i*}"],
+        [false, "pe-i-muted", "*q* (●) and *k* (■) at position 0"],
       ].forEach(([square, cls, text], row) => {
         const y = a.y0 + 56 + 13 * row;
         marker(a.svg, square, a.x0 + 4, y - 4, 4, `pe-i-dot ${cls}`);
@@ -497,8 +523,8 @@
       const pad = (hi - lo) * 0.08;
       const [w2, h2] = f.size(f.plots[1], 0.75);
       const b = axes(f.plots[1], w2, h2, {
-        x: [-span, span], y: [lo - pad, hi + pad], xlabel: "offset m − n",
-        ylabel: "score qₘ · kₙ",
+        x: [-span, span], y: [lo - pad, hi + pad], xlabel: "offset *m* − *n*",
+        ylabel: "score *q*_{*m*}^{⊤}*k*_{*n*}",
         label: `The score of the whole head against m − n; at m = ${m}, n = ${n} it is ` +
           `${fmt(score, 7)}.`,
       });
@@ -506,7 +532,7 @@
       path(b.svg, offsets.map((o, i) => [b.sx(o), b.sy(curve[i])]), "pe-i-line pe-i-c1");
       marker(b.svg, false, b.sx(m - n), b.sy(score), 5, "pe-i-dot pe-i-c2");
       const numbers = (x) => `[${x.map((v) => fmt(v, 3)).join(", ")}]`;
-      write(f.readout, `*q*_{*m*} · *k*_{*n*} = ${minus(score.toFixed(6))} at *m* = ${m}, ` +
+      write(f.readout, `*q*_{*m*}^{⊤}*k*_{*n*} = ${minus(score.toFixed(6))} at *m* = ${m}, ` +
         `*n* = ${n}: it depends on *m* − *n* = ${minus(m - n)} only (shift both and it stays). ` +
         `Pair ${pair} is dimensions ${da} and ${db} in the ${layout} layout, ω_{${pair}} = ` +
         `${num(invFreq[pair])} rad per position. The ${d.head_dim} numbers of *q* at *m*: ` +
@@ -531,15 +557,15 @@
       draw();
     };
     choice(f.form, "method", METHODS, st.method, set("method"));
-    slider(f.form, "factor s", [1, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64], st.factor, fmt,
+    slider(f.form, "factor *s*", [1, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64], st.factor, fmt,
       set("factor"));
-    choice(f.form, "head_dim", [32, 64, 80, 96, 128, 256].map((v) => [v, v]), st.headDim,
-      set("headDim", Number));
+    const widths = [32, 64, 80, 96, 128, 256].map((v) => [v, v]);
+    choice(f.form, "head width *d*_{*k*}", widths, st.headDim, set("headDim", Number));
     slider(f.form, "base", [10000, 100000, 500000, 1000000, 10000000], st.base, fmt,
       set("base"));
-    slider(f.form, "trained length L", range(9).map((i) => 1024 * 2 ** i), st.context, fmt,
+    slider(f.form, "trained length *L*", range(9).map((i) => 1024 * 2 ** i), st.context, fmt,
       set("context"));
-    slider(f.form, "current length ÷ L (dynamic)", [1, 1.5, 2, 4, 8, 16, 32], st.lengthRatio,
+    slider(f.form, "current length ÷ *L* (dynamic)", [1, 1.5, 2, 4, 8, 16, 32], st.lengthRatio,
       fmt, set("lengthRatio"));
     const lengthControl = f.form.lastChild;
 
@@ -558,7 +584,7 @@
       const [w, ht] = f.size(f.plots[0], 0.62);
       const a = axes(f.plots[0], w, ht, {
         x: [0, last], y: [1 / 1.3, Math.max(2, st.factor, ...stretch) * 1.3], ylog: true,
-        left: 60, xlabel: "pair i (fast → slow)", ylabel: "stretch (new ÷ original λ)",
+        left: 60, xlabel: "pair *i* (fast → slow)", ylabel: "stretch (new ÷ original *λ*)",
         label: `Per-pair stretch of ${name}: from ${fmt(stretch[0])} at pair 0 to ` +
           `${fmt(stretch[last])} at pair ${last}.`,
       });
@@ -606,7 +632,7 @@
       const [w2, h2] = f.size(f.plots[1], 0.62, 260);
       const b = axes(f.plots[1], w2, h2, {
         x: [1, 64], y: [1, 1.45], xlog: true, xticks: [1, 2, 4, 8, 16, 32, 64],
-        xlabel: "factor s", ylabel: "YaRN attention factor",
+        xlabel: "factor *s*", ylabel: "YaRN attention factor",
         label: `YaRN's attention factor 0.1 ln s + 1 against s; at s = ${fmt(st.factor)} it ` +
           `is ${fmt(yarn(st.factor))}.`,
       });
@@ -632,7 +658,7 @@
       headControl.set(st.head, steps(1, v));
       draw();
     });
-    headControl = slider(f.form, "head h", steps(1, st.heads), st.head, String, (v) => {
+    headControl = slider(f.form, "head *h*", steps(1, st.heads), st.head, String, (v) => {
       st.head = v;
       draw();
     });
@@ -649,7 +675,7 @@
       const a = axes(f.plots[0], w, ht, {
         x: [-0.5, length - 0.5], y: [-0.5, length - 0.5], yreverse: true, right: 72,
         grid: false, xticks: ticks(0, length - 1), yticks: ticks(0, length - 1),
-        xlabel: "key position j", ylabel: "query position i",
+        xlabel: "key position *j*", ylabel: "query position *i*",
         label: `The bias matrix of head ${head} of ${n}: 0 on the diagonal, −m (i − j) ` +
           `below it with m = ${fmt(m)}, masked above.`,
       });
@@ -663,7 +689,7 @@
         x: [0.5, n + 0.5], y: [Math.pow(2, -8.5), 1.4], ylog: true,
         xticks: ticks(1, n).filter((t) => t % 1 === 0), yticks: [1, 1 / 4, 1 / 16, 1 / 64, 1 / 256],
         yformat: (t) => (t === 1 ? "1" : `1/${Math.round(1 / t)}`),
-        xlabel: "head h", ylabel: "slope m_h (log scale)",
+        xlabel: "head *h*", ylabel: "slope *m*_{*h*} (log scale)",
         label: `The slopes of ${n} heads, from ${fmt(slopes[0])} to ${fmt(Math.min(...slopes))}.`,
       });
       slopes.forEach((v, i) => {
