@@ -132,7 +132,7 @@ SYMBOLS: dict[str, Symbol] = {
         ),
         Symbol(
             "pe",
-            "encoding vector of a position ($p$ beside $e$)",
+            "encoding vector of a position ($p$ beside $e$, from chapter 5)",
             _F + "sinusoidal.md",
             ("PE(pos)", "p"),
             ("pe",),

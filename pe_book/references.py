@@ -337,7 +337,7 @@ REFERENCES: dict[str, Reference] = {
     ),
     "meta2024llamamodels": _r(
         "Meta Llama",
-        "Meta's reference code",
+        "Meta Llama",
         2024,
         "llama-models: apply_scaling in models/llama3/reference_impl/model.py (commit 1bb5486)",
         "GitHub",

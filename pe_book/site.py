@@ -94,11 +94,30 @@ def inline_math_html(text: str, *, plain: bool = False) -> str:
     return "".join(pieces)
 
 
+#: An apostrophe as captions type it: inside a word ("table's") or after a plural
+#: before the next word ("models' rotary"), never a quote mark around a value ('halves').
+_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[a-z])|(?<=s)'(?= [a-z])")
+#: What a caption keeps as typed: its math and its code.
+_CAPTION_VERBATIM = re.compile(r"(\$[^$]*\$|<code>.*?</code>)")
+
+
+def curly_apostrophes(text: str) -> str:
+    """``text`` with its apostrophes set as the prose's (’), outside math and code.
+
+    >>> curly_apostrophes("the models' table's <code>l'x</code> and $f'$, 'halves'")
+    "the models’ table’s <code>l'x</code> and $f'$, 'halves'"
+    """
+    parts = _CAPTION_VERBATIM.split(text)
+    return "".join(p if k % 2 else _APOSTROPHE.sub("’", p) for k, p in enumerate(parts))
+
+
 def caption_html(number: str, text: str) -> str:
     """A caption's HTML: its number ("Figure 3.2"), then its text with the book's
-    notation set as math (:func:`~pe_book.notation.math_notation`)."""
+    notation set as math (:func:`~pe_book.notation.math_notation`) and curly
+    apostrophes, as the prose has them."""
     number_html = f'<span class="caption-number">{number}</span>'
-    return number_html + (f" {inline_math_html(math_notation(text))}" if text else "")
+    shown = inline_math_html(curly_apostrophes(math_notation(text)))
+    return number_html + (f" {shown}" if text else "")
 
 
 #: Below this viewport width (CSS px) pages show each figure's phone variant.
@@ -147,11 +166,19 @@ def cite_markdown(keys: str | list[str], page: str, style: str = "parenthetical"
     """
     keys = [keys] if isinstance(keys, str) else keys
     link = _relative(BIBLIOGRAPHY_PAGE, page)
-    refs = [(REFERENCES[k], f"{link}#{k}") for k in keys]
+    # "et al." never breaks from the name before it or in itself
+    refs = [
+        (
+            REFERENCES[k].short.replace(" et al.", "\u00a0et\u00a0al."),
+            REFERENCES[k].year,
+            f"{link}#{k}",
+        )
+        for k in keys
+    ]
     if style == "textual":
-        names = [f"[{ref.short} ({ref.year})]({url})" for ref, url in refs]
+        names = [f"[{short} ({year})]({url})" for short, year, url in refs]
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    inner = "; ".join(f"[{ref.short}, {ref.year}]({url})" for ref, url in refs)
+    inner = "; ".join(f"[{short}, {year}]({url})" for short, year, url in refs)
     if style == "bare":
         return inner
     if style == "parenthetical":
@@ -195,6 +222,10 @@ def bibliography() -> str:
 
 def _split_keys(argument: str) -> list[str]:
     return [k.strip() for k in argument.split(",") if k.strip()]
+
+
+#: A hyphen typed as a number's sign ("-0.31"), not inside a word or a range ("0-9").
+_HYPHEN_SIGN = re.compile(r"(?<![\w.-])-(?=\.?\d)")
 
 
 def expand_shortcodes(
@@ -252,7 +283,10 @@ def expand_shortcodes(
 
             # inside a formula: an odd number of $ before it on its line
             line = match.string[: match.start()]
-            return power_of_ten_markup(text, in_math=line.replace("$$", "").count("$") % 2 == 1)
+            in_math = line.replace("$$", "").count("$") % 2 == 1
+            if not in_math:  # in the prose a sign is a minus, not a hyphen: −0.31
+                text = _HYPHEN_SIGN.sub("−", text)
+            return power_of_ten_markup(text, in_math=in_math)
         if kind in ("cite", "citet", "references"):
             keys = _split_keys(argument)
             unknown = [k for k in keys if k not in REFERENCES]
@@ -341,6 +375,13 @@ def _tall_root(latex: str) -> str | None:
     return None
 
 
+#: A number with a thousands separator (braced or not) as latex2mathml writes it: two
+#: numbers and a comma operator, which Chromium spaces as a list separator.
+_GROUPED = re.compile(
+    r"<mn>([\d,.]*\d)</mn>(?:<mrow>)?<mo>&#x0002C;</mo>(?:</mrow>)?<mn>(\d{3}(?:[.,]\d+)*)</mn>"
+)
+
+
 def render_math(page_html: str, page: str) -> str:
     """Replace arithmatex's ``\\(…\\)`` / ``\\[…\\]`` spans with MathML."""
 
@@ -381,6 +422,9 @@ def render_math(page_html: str, page: str) -> str:
         # \dots and \infty are ordinary symbols in TeX (as \ldots already comes out);
         # as operators Chromium spaced them on both sides: "1,  … ,n", "− ∞"
         mathml = _ORDINARY.sub(r"<mi>\1</mi>", mathml)
+        # a thousands separator, 62{,}832: one number, not a list "62, 832"
+        mathml = _GROUPED.sub(r"<mn>\1,\2</mn>", mathml)
+        mathml = _GROUPED.sub(r"<mn>\1,\2</mn>", mathml)  # 1,048,576: two separators
         # \overline: latex2mathml's U+2015 does not stretch in the math font; U+203E
         # (OVERLINE) does, over the whole of its base
         mathml = mathml.replace(
@@ -503,7 +547,10 @@ _NORM_BAR = re.compile(r"<m[io](?: fence=\"false\")?(?: stretchy=\"false\")?>&#x
 
 
 #: Function names TeX sets upright with a thin space around them (\\sin x, 0.1\\ln s).
-FUNCTIONS = frozenset({"sin", "cos", "tan", "ln", "log", "exp", "max", "min", "arg"})
+FUNCTIONS = frozenset(
+    {"sin", "cos", "tan", "ln", "log", "exp", "max", "min", "arg"}
+    | {"softmax", "diag", "bucket", "clip", "dropout", "Dropout"}  # the book's own
+)
 _THIN = '<mspace width="0.1667em"></mspace>'
 _TOKEN = re.compile(r"<[^<>]+>|[^<]+")
 #: Elements whose children have places (base, script, numerator…): none may be added.
@@ -654,12 +701,14 @@ _INLINE_CODE = re.compile(r"(\()?<code>([^<]*)</code>([.,;:!?)\]]+)?")
 SHORT_CODE = 32
 _HYPHENATED = re.compile(r"[^\s-]*-[^\s]*")
 _PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+_TABLE_ELEMENT = re.compile(r"(<table\b.*?</table>)", re.S)
 
 
 def unbroken_options(page_html: str) -> str:
     """Inline code kept from breaking where a reader would stumble. Code of at most
     :data:`SHORT_CODE` characters (``initializer_range = 0.02``, a command) stays on one
-    line, with the bracket before it and the punctuation after it; in longer code each
+    line, with the bracket before it and the punctuation after it, except in a table,
+    where it would starve the other columns; in longer code and in tables each
     word that carries a hyphen (``--precision``, ``rope-type``) stays whole, so a narrow
     line never breaks it after its ``--``. The text is unchanged (a copied option still
     works); code blocks are left alone.
@@ -671,29 +720,40 @@ def unbroken_options(page_html: str) -> str:
     3
     >>> unbroken_options("<pre><code>--out</code></pre>")
     '<pre><code>--out</code></pre>'
+    >>> unbroken_options("<table><td><code>a b</code></td></table>")
+    '<table><td><code>a b</code></td></table>'
     """
 
-    def code(match: re.Match) -> str:
+    def code(match: re.Match, whole: bool = True) -> str:
         before, text, after = match.group(1) or "", match.group(2), match.group(3) or ""
-        if len(html.unescape(text)) <= SHORT_CODE:
+        if whole and len(html.unescape(text)) <= SHORT_CODE:
             return f'<span class="pe-nobreak">{before}<code>{text}</code>{after}</span>'
         words = _HYPHENATED.sub(r'<span class="pe-nobreak">\g<0></span>', text)
         return f"{before}<code>{words}</code>{after}"
 
+    def prose(text: str) -> str:
+        # in a table's cell whole code would starve the other columns on a phone
+        parts = _TABLE_ELEMENT.split(text)  # odd parts are tables
+        return "".join(
+            _INLINE_CODE.sub(lambda m, k=k: code(m, whole=not k % 2), p)
+            for k, p in enumerate(parts)
+        )
+
     parts = _PRE.split(page_html)  # odd parts are code blocks
-    return "".join(p if k % 2 else _INLINE_CODE.sub(code, p) for k, p in enumerate(parts))
+    return "".join(p if k % 2 else prose(p) for k, p in enumerate(parts))
 
 
 _INLINE_MATH_SPAN = re.compile(
     r"(\()?(<span class=\"arithmatex\"><math\b[^>]*display=\"inline\"[^>]*>.*?</math></span>)"
-    r"([.,;:!?)\]]+)?",
+    r"((?:[’']s|[.,;:!?)\]])+)?",  # and a possessive: "position $i$’s output"
     re.S,
 )
 
 
 def bound_punctuation(page_html: str) -> str:
-    """Inline math kept on one line with the bracket before it and the punctuation after
-    it, so that a narrow line never starts with a lone ``.`` or ``)`` after a formula.
+    """Inline math kept on one line with the bracket before it and the punctuation (or
+    possessive ’s) after it, so that a narrow line never starts with a lone ``.``, ``)``
+    or ``’s`` after a formula.
 
     >>> m = '<span class="arithmatex"><math display="inline"><mi>x</mi></math></span>'
     >>> bound_punctuation(f"is ({m}).") == f'is <span class="pe-nobreak">({m}).</span>'
@@ -711,10 +771,26 @@ def bound_punctuation(page_html: str) -> str:
     return _INLINE_MATH_SPAN.sub(bind, page_html)
 
 
+#: A reference by number, "chapter 9", "Table 3.2": its word and its number.
+_NUMBERED = re.compile(r"\b((?:[Cc]hapters?|Figure|Table|[Pp]art)) (\d|[IV]+\b)")
+
+
+def joined_numbers(page_html: str) -> str:
+    """ "chapter 9", "Figure 3.2", "Part IV" with a no-break space, so that a line never
+    ends on "(chapter" with the number on the next; code blocks are left alone.
+
+    >>> joined_numbers("see (chapter 9), Figure 3.2").split(" ")  # no-break spaces inside
+    ['see', '(chapter\\xa09),', 'Figure\\xa03.2']
+    """
+    parts = _PRE.split(page_html)
+    return "".join(p if k % 2 else _NUMBERED.sub("\\1\u00a0\\2", p) for k, p in enumerate(parts))
+
+
 def finish_html(page_html: str, page: str) -> str:
     """A chapter's HTML as the site shows it: its math set (:func:`render_math`), each
     inline formula bound to its punctuation (:func:`bound_punctuation`), wide comparison
-    tables marked as cards (:func:`card_tables`) and hyphenated inline code kept whole
-    (:func:`unbroken_options`)."""
+    tables marked as cards (:func:`card_tables`), inline code kept from bad breaks
+    (:func:`unbroken_options`) and numbered references joined to their numbers
+    (:func:`joined_numbers`)."""
     html = bound_punctuation(render_math(page_html, page))
-    return unbroken_options(card_tables(html))
+    return joined_numbers(unbroken_options(card_tables(html)))

@@ -222,8 +222,9 @@ def test_figure_markdown_has_both_variants_sizes_and_alt():
     assert f'class="figure-full" href="../assets/figures/{name}-light.svg"' in out
 
 
-_VASWANI = "[Vaswani et al., 2017](../appendix/bibliography.md#vaswani2017)"
-_SU = "[Su et al., 2021](../appendix/bibliography.md#su2021)"
+# "et al." joined by no-break spaces: a line never ends on "Press et"
+_VASWANI = "[Vaswani\u00a0et\u00a0al., 2017](../appendix/bibliography.md#vaswani2017)"
+_SU = "[Su\u00a0et\u00a0al., 2021](../appendix/bibliography.md#su2021)"
 
 
 def _cited(markdown: str) -> str:
@@ -247,10 +248,11 @@ def test_a_citation_inside_a_parenthesis_adds_none_of_its_own():
 
 
 def test_citet_names_the_authors_as_part_of_the_sentence():
-    textual = "[Su et al. (2021)](../appendix/bibliography.md#su2021)"
+    textual = "[Su\u00a0et\u00a0al. (2021)](../appendix/bibliography.md#su2021)"
     assert _cited("as {{ citet: su2021 }} found") == f"as {textual} found"
     both = _cited("{{ citet: vaswani2017, su2021 }}")
-    assert both == f"[Vaswani et al. (2017)](../appendix/bibliography.md#vaswani2017) and {textual}"
+    vaswani = "[Vaswani\u00a0et\u00a0al. (2017)](../appendix/bibliography.md#vaswani2017)"
+    assert both == f"{vaswani} and {textual}"
 
 
 def test_references_are_complete():
@@ -561,6 +563,27 @@ def test_a_minus_sign_after_an_opening_or_an_operator_is_unary():
     minus = re.findall(r"<mo[^>]*>&#x02212;</mo>", out)
     assert len(minus) == 4
     assert ['form="prefix"' in m for m in minus] == [True, True, False, False]
+
+
+def test_a_negative_value_in_the_prose_has_a_minus_sign():
+    """ "-0.31" from a value reads "−0.31" in the prose; inside a formula TeX sets it."""
+    load_all()
+    raw = VALUES["xpos_nope.rope_far_min"].text()
+    assert raw.startswith("-"), raw  # the library's number, negative
+    prose = expand_shortcodes("down to {{ value: xpos_nope.rope_far_min }} and\n", "a.md", {})
+    assert prose == f"down to −{raw[1:]} and\n"
+    math = expand_shortcodes("$x = {{ value: xpos_nope.rope_far_min }}$\n", "a.md", {})
+    assert math == f"$x = {raw}$\n"
+
+
+def test_a_braced_thousands_separator_makes_one_number():
+    """62{,}832 is one number in MathML, not "62, 832" spaced as a list."""
+    out = render_math(r'<span class="arithmatex">\(62{,}832 + 1{,}048{,}576.5, x\)</span>', "a.md")
+    out = out.replace("\n", "")
+    assert "<mn>62,832</mn>" in out and "<mn>1,048,576.5</mn>" in out
+    assert out.count("&#x0002C;") == 1  # the list comma before x stays an operator
+    plain = render_math(r'<span class="arithmatex">\(L = 4,096\)</span>', "a.md")
+    assert "<mn>4,096</mn>" in plain.replace("\n", "")
 
 
 _TABLE_HTML = (

@@ -230,7 +230,16 @@ def test_an_empty_group_makes_a_leading_sign_binary():
 def test_an_operator_name_latex2mathml_breaks_fails_the_build():
     with pytest.raises(book_site.BookError, match="empty operator"):
         _math(r"\operatorname{atan2}(y, x)")
-    assert "<mo>clip</mo>" in _math(r"\operatorname{clip}(x)")
+    # a name without a digit renders, and is applied to its argument as TeX sets it
+    clip = _math(r"\operatorname{clip}(x)").replace("\n", "")
+    assert "<mi>clip</mi><mo>&#x02061;</mo><mo" in clip, clip
+
+
+def test_the_book_s_operator_names_are_spaced_as_functions():
+    """softmax, diag, bucket: no wide operator spacing ("= softmax (s)") before or after."""
+    out = _math(r"\operatorname{softmax}(s) = \operatorname{diag}(R)").replace("\n", "")
+    assert "<mo>softmax</mo>" not in out and "<mo>diag</mo>" not in out, out
+    assert out.count("&#x02061;") == 2, out
 
 
 def test_a_horizontal_brace_fails_the_build():

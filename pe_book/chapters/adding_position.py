@@ -113,7 +113,8 @@ def _(theme):
     ax = fig.add_subplot()
     positions = np.arange(SAME_WORD_POSITIONS)
     ax.plot(positions, np.ones(SAME_WORD_POSITIONS), label="without PE")
-    ax.plot(positions, _same_word_cosines(True), label=f"$\\sqrt{{{DM}}}\\,e + PE$  (the paper)")
+    scaled = f"$\\sqrt{{{DM}}}\\,e + PE$  (Vaswani et al.)"
+    ax.plot(positions, _same_word_cosines(True), label=scaled)
     ax.plot(positions, _same_word_cosines(False), label="$e + PE$  (no scaling)")
     ax.set_ylim(0, 1.08)
     ax.set_xlabel("position $pos$ of the second occurrence")
@@ -127,7 +128,7 @@ def _(theme):
     "norms",
     caption="Token embeddings with entries N(0, 1/d_model) (1,000 random words) added to the "
     "sinusoidal rows of positions 0–999. The share is the mean of ‖PE‖² / ‖x‖² over the "
-    "1,000 sums x.",
+    "1,000 sums $x$.",
 )
 def _():
     rows = []

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from pe_explained.cli import build_parser as library_parser
 
 from .. import Table, table
 from ..cli import build_parser as book_parser
+
+#: Options with their argument (``--out FILE``) and file names (``config.json``).
+_CODE_WORDS = re.compile(r"--[a-z][\w-]*(?: [A-Z]+)?|\b[\w-]+\.json\b")
 
 #: Where a command's subject is explained, by command name.
 SEE = {"inspect": "[chapter 21](todays-models.md)"}
@@ -25,7 +29,9 @@ def _commands(parser: argparse.ArgumentParser) -> list[tuple[str, str]]:
         arguments = [a.metavar or a.dest for a in sub._actions if not a.option_strings]
         call = " ".join([parser.prog, name, *arguments])
         see = f" ({SEE[name]})" if name in SEE else ""
-        rows.append((f"`{call}`", helps[name] + see))
+        # options and file names in the help are code, as on the rest of the page
+        help_text = _CODE_WORDS.sub(r"`\g<0>`", helps[name])
+        rows.append((f"`{call}`", help_text + see))
     return rows
 
 

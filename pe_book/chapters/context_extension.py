@@ -210,20 +210,20 @@ def _():
     rows = [
         ["linear, dynamic, llama3"]
         + [factor_of({"rope_type": "linear", "factor": s}) for s in FACTORS],
-        ["yarn (0.1 ln s + 1)"]
+        [r"yarn ($0.1 \ln s + 1$)"]
         + [factor_of({"rope_type": "yarn", "factor": s, **ctx}) for s in FACTORS],
         ["yarn, logit multiplier (square)"]
         + [factor_of({"rope_type": "yarn", "factor": s, **ctx}) ** 2 for s in FACTORS],
-        ["yarn, mscale = mscale_all_dim = 1"]
+        ["yarn, `mscale` = `mscale_all_dim` = 1"]
         + [
             factor_of(
                 {"rope_type": "yarn", "factor": s, "mscale": 1.0, "mscale_all_dim": 1.0, **ctx}
             )
             for s in FACTORS
         ],
-        [f"longrope, L = {CONTEXT:,}"] + [factor_of(longrope(s)) for s in FACTORS],
+        [f"longrope, $L = {CONTEXT:,}$"] + [factor_of(longrope(s)) for s in FACTORS],
     ]
-    return Table(["rope_type"] + [f"factor $s = {s:g}$" for s in FACTORS], rows)
+    return Table(["`rope_type`"] + [f"factor $s = {s:g}$" for s in FACTORS], rows)
 
 
 @value("pi_fastest_wavelength")
@@ -394,14 +394,15 @@ def _():
 def _():
     rows = [
         [
-            f"{base:,.0f}",
+            int(base),  # a number: on a phone each card is titled "base = 10,000"
             *(rope_decay_bound_mean(HEAD_DIM, lo, hi, base=base) for lo, hi in DECAY_BANDS),
         ]
         for base in ABF_BASES
     ]
     return Table(
-        ["base", *(f"{lo:,}–{hi:,}" for lo, hi in DECAY_BANDS)],
+        ["base", *(f"distance {lo:,}–{hi:,}" for lo, hi in DECAY_BANDS)],
         rows,
+        formats={"base": ",d"},
         default_format=".2f",
     )
 

@@ -87,8 +87,8 @@ def _():
 
 @table(
     "differences",
-    caption=f"max |difference| between the vectors tokens 0–{NUM_TOKENS - 1} receive, "
-    f"d_model = {D_MODEL}.",
+    caption="The largest difference between the vectors that tokens "
+    f"0\u2060–\u2060{NUM_TOKENS - 1} receive, d_model = {D_MODEL}.",
 )
 def _():
     t = _as_tokens_read_them()
@@ -111,7 +111,7 @@ def _():
         ),
     ]
     rows = [[name, what, float(np.abs(a - b).max())] for name, what, a, b in cases]
-    return Table(["compared", "what differs", "max |difference|"], rows, default_format=".2e")
+    return Table(["compared", "what differs", "largest difference"], rows, default_format=".2e")
 
 
 def _scores(q, k, inv_freq, layout, attention_factor=1.0):

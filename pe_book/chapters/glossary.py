@@ -27,8 +27,10 @@ def chapter_number(page: str) -> str:
 def _():
     rows = []
     for s in SYMBOLS.values():
-        shown = ", ".join([f"${m}$" for m in s.math] or [s.word or f"`{s.code[0]}`"])
+        # one link per symbol: a link that is one formula keeps the formula's colour
+        shown = [f"${m}$" for m in s.math] or [s.word or f"`{s.code[0]}`"]
+        links = ", ".join(f"[{x}](#{s.anchor})" for x in shown)
         code = ", ".join(f"`{c}`" for c in s.code) or "–"
         number = chapter_number(s.page)
-        rows.append((f"[{shown}](#{s.anchor})", code, s.meaning, f"[{number}](../{s.page})"))
+        rows.append((links, code, s.meaning, f"[{number}](../{s.page})"))
     return Table(["symbol", "in code", "meaning", "chapter"], rows)

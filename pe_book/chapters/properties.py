@@ -32,8 +32,8 @@ DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
     "Both are zero on the diagonal and constant along every line parallel to it. For the "
     f"small width the colour rises and falls again away from the diagonal; for d_model = "
     f"{MATRIX_D_MODELS[1]} it rises with a small ripple near the diagonal.",
-    caption="‖PE(m) − PE(n)‖ for every pair of positions. Each diagonal stripe has one "
-    "colour: the distance depends only on the offset $|m - n|$. It is not a smooth ramp "
+    caption="‖PE(m) − PE(n)‖/√d_model for every pair of positions. Each diagonal stripe has "
+    "one colour: the distance depends only on the offset $|m - n|$. It is not a smooth ramp "
     "away from the diagonal.",
 )
 def _(theme):
@@ -218,7 +218,7 @@ def _():
 def _():
     k = first_distance_decrease(512)
     before, after = distance_by_offset([k, k + 1], 512)
-    return f"{before:.4f} at k = {k} and {after:.4f} at k = {k + 1}"
+    return f"{before:.4f} at $k = {k}$ and {after:.4f} at $k = {k + 1}$"
 
 
 @value("consecutive_cosine_d16")

@@ -54,7 +54,8 @@ def _():
     f"{HEATMAP_D_MODEL} dimensions. "
     "Columns on the left (low dimension index) alternate rapidly between -1 and 1 down "
     "the positions; columns on the right change slowly and stay near 0 (sine) or 1 (cosine).",
-    caption=f"$PE(pos, j)$ for {HEATMAP_POSITIONS} positions × {HEATMAP_D_MODEL} dimensions $j$. "
+    caption=f"$PE(pos, j)$ at {HEATMAP_POSITIONS} positions $pos$ and {HEATMAP_D_MODEL} "
+    "dimensions $j$. "
     f"Low dimension indices oscillate fastest; high ones barely move over {HEATMAP_POSITIONS} "
     "positions.",
 )
@@ -71,7 +72,7 @@ def _(theme):
         interpolation="nearest",
         origin="upper",
     )
-    ax.set_xlabel("dimension index $j$  (low $j$ = high frequency → high $j$ = low frequency)")
+    ax.set_xlabel("dimension index $j$  (fast on the left, slow on the right)")
     ax.set_ylabel("position pos")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
     bar.set_label("$PE(pos, j)$")
@@ -97,7 +98,8 @@ def _(theme):
         ax.plot(
             positions,
             pe[:, j],
-            label=f"dim {j} (pair $i = {j // 2}$, $\\lambda = {wavelengths[j // 2]:.1f}$)",
+            label=f"dim {j} (pair $i = {j // 2}$, "
+            f"$\\lambda_{{{j // 2}}} = {wavelengths[j // 2]:.1f}$)",
         )
     ax.set_xlabel("position pos")
     ax.set_ylabel("$PE(pos, j)$")

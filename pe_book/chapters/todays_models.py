@@ -190,9 +190,8 @@ def _():
     "temperature",
     caption=(
         "Llama 4's query multiplier on its NoPE layers, "
-        r"$1 + \text{attn\_scale} \cdot \ln(1 + \lfloor (m+1) / \text{floor\_scale} \rfloor)$, "
-        "with transformers' defaults "
-        "(pe_explained.attention_temperature)."
+        r"$1 + \beta \ln(1 + \lfloor (m+1) / F \rfloor)$, at transformers' defaults "
+        "(<code>pe_explained.attention_temperature</code>)."
     ),
 )
 def _():

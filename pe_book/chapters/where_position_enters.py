@@ -115,8 +115,8 @@ def _(theme):
         (r"embedding lookup $\times \sqrt{d_{\text{model}}}$", _shape("token embeddings"), False),
         ("+ positional table $PE[0 : L]$", _shape("position table"), True),
         ("dropout", _shape("model input"), False),
-        ("$q$, $k$, $v$ per head", _shape("queries, keys, values"), False),
-        (r"$\mathrm{softmax}(q k^\top / \sqrt{d_k})$", _shape("attention scores"), False),
+        ("$Q$, $K$, $V$ per head", _shape("queries, keys, values"), False),
+        (r"$\mathrm{softmax}(Q K^\top / \sqrt{d_k})$", _shape("attention scores"), False),
         ("attention output, add & norm", _shape("attention output"), False),
         ("feed-forward (hidden)", _shape("feed-forward hidden"), False),
         ("add & norm → next layer", _shape("block output"), False),
@@ -138,10 +138,10 @@ def _(theme):
 def _(theme):
     steps = [
         ("embedding lookup (no PE added)", _shape("model input"), False),
-        ("$q$, $k$, $v$ per head", _shape("queries, keys, values"), False),
-        ("RoPE: rotate $q$ and $k$ by position", _shape("queries, keys, values"), True),
+        ("$Q$, $K$, $V$ per head", _shape("queries, keys, values"), False),
+        ("RoPE: rotate $Q$ and $K$ by position", _shape("queries, keys, values"), True),
         (
-            r"logits $q k^\top / \sqrt{d_k}$  (T5: $q k^\top$, unscaled)",
+            r"logits $Q K^\top / \sqrt{d_k}$  (T5: $Q K^\top$, unscaled)",
             _shape("attention scores"),
             False,
         ),

@@ -123,7 +123,7 @@ def _(theme):
     ax.plot(
         distance,
         expected_rotary_score(HEAD_DIM, distance, scale_base=SCALE_BASE),
-        label=f"xPos (scale_base {SCALE_BASE})",
+        label=f"xPos ($B = {SCALE_BASE}$)",
         linestyle="--",
     )
     ax.axhline(0, color=theme.muted, linewidth=0.8)

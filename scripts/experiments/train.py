@@ -169,10 +169,9 @@ def floor_by_position(token_losses: np.ndarray, length: int, bins: int) -> list[
     is of the token after it, so column ``s + p + 1`` of a window starting at ``s``.
     Entries without a loss (the stream's first two tokens) are left out of the means.
     """
-    rows, total = token_losses.shape
-    starts = np.arange(0, total - 1, length)
-    targets = np.stack([token_losses[:, s + 1 : s + length + 1] for s in starts], axis=1)
-    by_position = np.nanmean(targets.reshape(-1, length), axis=0)
+    starts = np.arange(0, token_losses.shape[1] - 1, length)
+    targets = _windows(token_losses, length, starts)[:, 1:]  # the token each position predicts
+    by_position = np.nanmean(targets, axis=0)
     return [float(v) for v in by_position.reshape(bins, -1).mean(axis=1)]
 
 

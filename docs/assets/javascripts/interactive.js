@@ -443,7 +443,7 @@
       const slowest = (2 * Math.PI) / math.sinusoidalFrequencies(dModel, base)[top - 1];
       write(f.readout, `${top} pairs: the fastest turns once every 2π ≈ 6.28 ` +
         `positions, the slowest once every ${num(slowest)}. PE(*p*) · PE(*p* + *k*) = ` +
-        `Σ_{*i*} cos(*k* ω_{*i*}) is the same for every *p*: ${top} at *k* = 0, ${last} at ` +
+        `Σ_{*i*} cos(*k* *ω*_{*i*}) is the same for every pos: ${top} at *k* = 0, ${last} at ` +
         `*k* = ${positions - 1}.`);
     }
     return draw;
@@ -462,8 +462,8 @@
     const nControl = slider(f.form, "key position *n*", positions, st.n, String, set("n"));
     slider(f.form, "pair *i*", steps(0, d.head_dim / 2 - 1), st.pair, String, set("pair"));
     choice(f.form, "layout", [
-      ["halves", "halves: pair i is dims i and i + dₖ/2 (GPT-NeoX)"],
-      ["interleaved", "interleaved: pair i is dims 2i and 2i + 1 (GPT-J)"],
+      ["halves", "halves (GPT-NeoX)"],
+      ["interleaved", "interleaved (GPT-J)"],
     ], st.layout, set("layout"));
     const moves = h("div", { class: "pe-i-control pe-i-buttons" });
     f.form.append(moves);
@@ -490,8 +490,8 @@
       const lengths = [Math.hypot(...plane(d.q)), Math.hypot(...plane(d.k))];
       const radius = Math.max(...lengths) * 1.15;
       const side = Math.min(f.size(f.plots[0], 1)[0], 340);
-      const a = axes(f.plots[0], side, side + 40, {
-        x: [-radius, radius], y: [-radius, radius], grid: false, left: 48, bottom: 82,
+      const a = axes(f.plots[0], side, side + 50, {
+        x: [-radius, radius], y: [-radius, radius], grid: false, left: 48, bottom: 92,
         xlabel: `dimension ${da}`, ylabel: `dimension ${db}`,
         label: `Pair ${pair} (dimensions ${da} and ${db}): q turned by m·ω = ` +
           `${fmt(m * invFreq[pair])} rad, k by n·ω = ${fmt(n * invFreq[pair])} rad.`,
@@ -511,7 +511,7 @@
         [true, "pe-i-c2", "*k* turned by *nω*_{*i*}"],
         [false, "pe-i-muted", "*q* (●) and *k* (■) at position 0"],
       ].forEach(([square, cls, text], row) => {
-        const y = a.y0 + 56 + 13 * row;
+        const y = a.y0 + 56 + 16 * row; // room for a lowered index
         marker(a.svg, square, a.x0 + 4, y - 4, 4, `pe-i-dot ${cls}`);
         s(a.svg, "text", { x: a.x0 + 14, y }, text);
       });
@@ -534,7 +534,7 @@
       const numbers = (x) => `[${x.map((v) => fmt(v, 3)).join(", ")}]`;
       write(f.readout, `*q*_{*m*}^{⊤}*k*_{*n*} = ${minus(score.toFixed(6))} at *m* = ${m}, ` +
         `*n* = ${n}: it depends on *m* − *n* = ${minus(m - n)} only (shift both and it stays). ` +
-        `Pair ${pair} is dimensions ${da} and ${db} in the ${layout} layout, ω_{${pair}} = ` +
+        `Pair ${pair} is dimensions ${da} and ${db} in the ${layout} layout, *ω*_{${pair}} = ` +
         `${num(invFreq[pair])} rad per position. The ${d.head_dim} numbers of *q* at *m*: ` +
         `${numbers(qm)}; of *k* at *n*: ${numbers(kn)}.`);
     }
