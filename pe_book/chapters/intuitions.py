@@ -261,7 +261,7 @@ def _rotary_rows():
 @table(
     "rotary_returns",
     caption=lambda: (
-        f"The sinusoidal ladder (base 10000) at the widths of attention heads, "
+        f"The sinusoidal ladder (base 10,000) at the widths of attention heads, "
         f"offsets 2 to {ROTARY_RANGE:,}: the offset whose encoding comes closest to the start, "
         "against the neighbour's distance."
     ),

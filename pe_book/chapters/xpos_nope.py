@@ -112,7 +112,7 @@ def _():
     "oscillates rapidly above and below zero, while the xPos curve is smooth and settles "
     "slightly above zero.",
     caption=f"Expected score of a query and a key with the same content, relative to "
-    f"distance 0, for RoPE and for xPos (head_dim = {HEAD_DIM}, base 10000; xPos: "
+    f"distance 0, for RoPE and for xPos (head_dim = {HEAD_DIM}, base 10,000; xPos: "
     f"$B = {SCALE_BASE}$, $\\gamma = 0.4$).",
 )
 def _(theme):
