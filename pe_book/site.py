@@ -375,11 +375,10 @@ def _tall_root(latex: str) -> str | None:
     return None
 
 
-#: A number with a thousands separator (braced or not) as latex2mathml writes it: two
-#: numbers and a comma operator, which Chromium spaces as a list separator.
-_GROUPED = re.compile(
-    r"<mn>([\d,.]*\d)</mn>(?:<mrow>)?<mo>&#x0002C;</mo>(?:</mrow>)?<mn>(\d{3}(?:[.,]\d+)*)</mn>"
-)
+#: A number with thousands separators (braced or not) as latex2mathml writes it: a run of
+#: numbers joined by comma operators, which Chromium spaces as a list ("62, 832").
+_SEPARATOR = r"(?:<mrow>)?<mo>&#x0002C;</mo>(?:</mrow>)?"
+_GROUPED = re.compile(rf"<mn>\d+</mn>(?:{_SEPARATOR}<mn>\d{{3}}(?:\.\d+)?</mn>)+")
 
 
 def render_math(page_html: str, page: str) -> str:
@@ -422,9 +421,10 @@ def render_math(page_html: str, page: str) -> str:
         # \dots and \infty are ordinary symbols in TeX (as \ldots already comes out);
         # as operators Chromium spaced them on both sides: "1,  … ,n", "− ∞"
         mathml = _ORDINARY.sub(r"<mi>\1</mi>", mathml)
-        # a thousands separator, 62{,}832: one number, not a list "62, 832"
-        mathml = _GROUPED.sub(r"<mn>\1,\2</mn>", mathml)
-        mathml = _GROUPED.sub(r"<mn>\1,\2</mn>", mathml)  # 1,048,576: two separators
+        # thousands separators, 62{,}832 or 1{,}048{,}576: one number, not a list
+        mathml = _GROUPED.sub(
+            lambda m: "<mn>" + _TAG.sub("", m.group(0)).replace("&#x0002C;", ",") + "</mn>", mathml
+        )
         # \overline: latex2mathml's U+2015 does not stretch in the math font; U+203E
         # (OVERLINE) does, over the whole of its base
         mathml = mathml.replace(

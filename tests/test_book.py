@@ -584,6 +584,8 @@ def test_a_braced_thousands_separator_makes_one_number():
     assert out.count("&#x0002C;") == 1  # the list comma before x stays an operator
     plain = render_math(r'<span class="arithmatex">\(L = 4,096\)</span>', "a.md")
     assert "<mn>4,096</mn>" in plain.replace("\n", "")
+    billion = render_math(r'<span class="arithmatex">\(10^9 = 1{,}000{,}000{,}000\)</span>', "a")
+    assert "<mn>1,000,000,000</mn>" in billion.replace("\n", "")
 
 
 _TABLE_HTML = (
