@@ -414,6 +414,7 @@ def render_math(page_html: str, page: str) -> str:
                 "shorter than its terms and in dashes; name the terms in the prose"
             )
         mathml = _unary_signs(mathml)
+        mathml = _ONE_UPRIGHT.sub(_upright_letter, mathml)
         mathml = _upright_names(mathml)
         mathml = _function_spacing(mathml)
         mathml = _NORM_BAR.sub('<mo stretchy="false">&#x02016;</mo>', mathml)
@@ -517,6 +518,18 @@ NAMES = frozenset({"PE", "pos", "model", "head", "dim", "base", "seq", "len"})
 #: A run of two or more single-letter identifiers that are siblings, and the tag before
 #: it; a run right after the start tag of a script, fraction or root is that element's
 #: base and scripts, never a name. (Greek letters come as character references.)
+#: A ``\\mathrm{…}`` of one letter as latex2mathml writes it: a character reference with
+#: no ``mathvariant``, which a browser sets in italic like any one-letter identifier.
+_ONE_UPRIGHT = re.compile(r"<mi>&#x000([4-7][0-9A-Fa-f]);</mi>")
+
+
+def _upright_letter(match: re.Match) -> str:
+    letter = chr(int(match.group(1), 16))
+    if not letter.isalpha():
+        return match.group(0)
+    return f'<mi mathvariant="normal">{letter}</mi>'
+
+
 _MI_RUN = re.compile(r"(<[^<>]+>)((?:<mi>[A-Za-z]</mi>){2,})")
 _UPRIGHT_RUN = re.compile(r'(?:<mi mathvariant="normal">[^<]</mi>){2,}')
 _POSITIONAL = re.compile(r"<(msub|msup|msubsup|munder|mover|munderover|mfrac|mroot)\b")
@@ -773,17 +786,26 @@ def bound_punctuation(page_html: str) -> str:
 
 #: A reference by number, "chapter 9", "Table 3.2": its word and its number.
 _NUMBERED = re.compile(r"\b((?:[Cc]hapters?|Figure|Table|[Pp]art)) (\d|[IV]+\b)")
+#: A product of two numbers, "8 × 256", read as one quantity.
+_PRODUCT = re.compile(r"(\d) × (\d)")
 
 
 def joined_numbers(page_html: str) -> str:
     """ "chapter 9", "Figure 3.2", "Part IV" with a no-break space, so that a line never
-    ends on "(chapter" with the number on the next; code blocks are left alone.
+    ends on "(chapter" with the number on the next, and "8 × 256" likewise; code blocks
+    are left alone.
 
     >>> joined_numbers("see (chapter 9), Figure 3.2").split(" ")  # no-break spaces inside
     ['see', '(chapter\\xa09),', 'Figure\\xa03.2']
+    >>> joined_numbers("8 × 256 tokens").split(" ")
+    ['8\\xa0×\\xa0256', 'tokens']
     """
+
+    def join(text: str) -> str:
+        return _PRODUCT.sub("\\1\u00a0×\u00a0\\2", _NUMBERED.sub("\\1\u00a0\\2", text))
+
     parts = _PRE.split(page_html)
-    return "".join(p if k % 2 else _NUMBERED.sub("\\1\u00a0\\2", p) for k, p in enumerate(parts))
+    return "".join(p if k % 2 else join(p) for k, p in enumerate(parts))
 
 
 def finish_html(page_html: str, page: str) -> str:

@@ -346,6 +346,9 @@ def tidy_stacked_panels(fig: Figure) -> None:
     * An axis title drawn for the bottom row of the wide grid, on a panel that now sits
       above another with the same title and shows no tick labels of its own, is removed
       (the lowest panel keeps it).
+    * A panel that shows its own y tick labels but no y label, under or over a panel
+      that shares its y axis and has one (a wide grid labels only its left column), gets
+      that label.
     * A figure of several panels with a legend in only one of them gets that legend
       under the whole figure, where it covers no data.
 
@@ -369,6 +372,21 @@ def tidy_stacked_panels(fig: Figure) -> None:
         ]
         if below:
             ax.set_xlabel("")
+    for ax in axes:
+        shown = [t for t in ax.get_yticklabels() if t.get_visible() and t.get_text()]
+        if ax.get_ylabel() or not shown:
+            continue
+        box = boxes[ax]
+        labels = {
+            other.get_ylabel()
+            for other in axes
+            if other is not ax
+            and other.get_ylabel()
+            and ax.get_shared_y_axes().joined(ax, other)
+            and abs(boxes[other].x0 - box.x0) < 1e-6
+        }
+        if len(labels) == 1:
+            ax.set_ylabel(labels.pop())
     with_legend = [ax for ax in axes if ax.get_legend() is not None]
     if len(axes) > 1 and len(with_legend) == 1 and not fig.legends:
         _legend_under_figure(with_legend[0], columns=2)

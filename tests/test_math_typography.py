@@ -88,6 +88,17 @@ def test_a_name_is_one_upright_identifier(latex, names):
 
 
 @pytest.mark.parametrize(
+    "latex", [r"e^{\mathrm{i}\theta}", r"z = x + \mathrm{i}\,y", r"\mathrm{d}x"]
+)
+def test_one_upright_letter_stays_upright(latex):
+    # latex2mathml writes \mathrm{i} as <mi>&#x00069;</mi>, which a browser sets in italic
+    out = _math(latex)
+    letter = latex.split(r"\mathrm{")[1][0]
+    assert f'<mi mathvariant="normal">{letter}</mi>' in out, out
+    assert "<mi>&#x000" not in out.replace("<mi>&#x003", ""), out
+
+
+@pytest.mark.parametrize(
     ("latex", "runs"),
     [
         (r"a_{ij} + m\omega", ["ij", "mω"]),  # indices and products stay italic

@@ -36,7 +36,7 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## 1. The layer, shape by shape
 #
-# The model's input is $E[\text{ids}] \cdot \sqrt{d_{\text{model}}} + PE[0 : L]$:
+# The model's input is $\sqrt{d_{\text{model}}}\, E[\text{ids}] + PE[0 : L]$ (before dropout):
 # token embeddings scaled up, plus one row of the position table per position. The
 # table has no batch axis; broadcasting adds the same rows to every sequence of the
 # batch.

@@ -11,7 +11,7 @@ from pe_explained.attention import softmax
 from .. import Table, figure, table, value
 from ..interactive import colormap_stops, interactive
 from ..render import format_cell
-from ..style import THEMES, direct_labels, new_figure
+from ..style import THEMES, direct_labels, new_figure, phone_layout_active
 
 HEAD_COUNTS = (8, 12, 16)
 FIGURE_HEADS, FIGURE_LEN = 8, 12
@@ -152,7 +152,14 @@ def _(theme):
     left.set_xlabel("key position $j$")
     left.set_ylabel("query position $i$")
     left.set_title(f"head 1, $m_1 = {slopes[0]:g}$")
-    fig.colorbar(image, ax=left, shrink=0.85, label="bias $-m_1\\,(i - j)$")
+    # the bar's label on its left, clear of the other panel's rotated y label; on a phone,
+    # whose panel is wider than the square image, the bar sits beside the image itself
+    if phone_layout_active():
+        bar = fig.colorbar(image, cax=left.inset_axes((1.06, 0.0, 0.06, 1.0)))
+    else:
+        bar = fig.colorbar(image, ax=left, shrink=0.85)
+    bar.set_label("bias $-m_1\\,(i - j)$")
+    bar.ax.yaxis.set_label_position("left")
     distance = np.arange(FIGURE_LEN)
     # ordered colours, steepest darkest, each at least 3:1 on the page background
     colours = theme.line_colours(FIGURE_HEADS)

@@ -233,7 +233,15 @@ def _(theme):
             continue
         curves = np.asarray(data["methods"][enc]["train_curve"], dtype=float)
         steps = 10 * np.arange(curves.shape[1]) + 5
-        ax.plot(steps, curves.mean(axis=0), style, color=colour, label=label)
+        # NoPE's solid line on top: it runs with the three absolute encodings' patterned ones
+        ax.plot(
+            steps,
+            curves.mean(axis=0),
+            style,
+            color=colour,
+            label=label,
+            zorder=3 if enc == "nope" else 2,
+        )
         ax.fill_between(steps, curves.min(axis=0), curves.max(axis=0), color=colour, alpha=0.2)
     _references(ax, theme, data)
     ax.set_xlabel("training step")
@@ -513,15 +521,14 @@ def _(theme):
     lengths = data["eval_lens"]
     fig = new_figure(7.6, 6.0)
     axes = fig.subplots(2, 2, sharex=True, sharey="row")
+    looks = _method_looks(theme)
     for col, stage in enumerate(("zero_shot", "fine_tuned")):
-        for i, ((method, label), colour) in enumerate(
-            zip(METHOD_LABELS.items(), theme.cycle, strict=False)
-        ):
+        for method, label in METHOD_LABELS.items():
             metrics = data["methods"][method][stage]
             losses = [metrics["non_overlapping"][str(n)]["mean"] for n in lengths]
-            _per_length(axes[0, col], lengths, losses, label, colour, STYLES[i], MARKERS[i])
+            _per_length(axes[0, col], lengths, losses, label, *looks[method])
             accs = [_passkey_by_length(metrics, n) for n in lengths]
-            _per_length(axes[1, col], lengths, accs, label, colour, STYLES[i], MARKERS[i])
+            _per_length(axes[1, col], lengths, accs, label, *looks[method])
         for ax in axes[:, col]:
             _length_axis(ax, lengths, data["train_len"])
             ax.axvline(data["target_len"], color=theme.muted, linewidth=0.8, linestyle="--")
@@ -538,6 +545,19 @@ def _(theme):
         axes[1, 1].set_ylim(-0.03, 1.03)
     axes[0, 1].legend(fontsize=9.5, loc="upper right")  # clear of the target length's line
     return fig
+
+
+def _method_looks(theme) -> dict[str, tuple]:
+    """Colour, line style and marker of each context-extension method: the unchanged
+    RoPE model as RoPE is drawn in every figure of the chapter, each stretch in one of
+    the other colours of the house cycle (a legend names them)."""
+    rope = list(ENCODING_LABELS).index("rope")
+    looks = {"rope": (theme.cycle[rope], STYLES[rope], MARKERS[rope])}
+    others = [k for k in range(len(theme.cycle)) if k != rope]
+    stretches = [m for m in METHOD_LABELS if m != "rope"]
+    for method, k in zip(stretches, others, strict=False):
+        looks[method] = (theme.cycle[k], STYLES[k], MARKERS[k])
+    return looks
 
 
 def _alt_extension() -> str:

@@ -56,11 +56,11 @@ def _still_columns(table: np.ndarray) -> int:
 def _(theme):
     tables = (
         (
-            r"correct: $\omega_i = 10000^{-2i/d_{\text{model}}}$",
+            r"correct: exponent $2i/d_{\text{model}}$",
             sinusoidal(BUG_POSITIONS, BUG_D_MODEL),
         ),
         (
-            r"bug: $\omega_i = 10000^{-4i/d_{\text{model}}}$",
+            r"bug: exponent $4i/d_{\text{model}}$",
             sinusoidal_doubled_exponent(BUG_POSITIONS, BUG_D_MODEL),
         ),
     )
@@ -163,7 +163,7 @@ def _(theme):
     ax.set_xlabel("pair $i$  (0 = fastest → slowest)")
     ax.set_ylabel(f"cycles within {TRAIN_LENGTH} positions")
     ax.grid(True, which="major")
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper right", markerscale=2.5)
     return fig
 
 

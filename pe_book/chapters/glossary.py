@@ -27,9 +27,12 @@ def chapter_number(page: str) -> str:
 def _():
     rows = []
     for s in SYMBOLS.values():
-        # one link per symbol: a link that is one formula keeps the formula's colour
-        shown = [f"${m}$" for m in s.math] or [s.word or f"`{s.code[0]}`"]
-        links = ", ".join(f"[{x}](#{s.anchor})" for x in shown)
+        # one link per symbol: a link that is one formula keeps the formula's colour, and
+        # so does a symbol that is a word (book.css, .pe-symbol)
+        if s.math:
+            links = ", ".join(f"[${m}$](#{s.anchor})" for m in s.math)
+        else:
+            links = f"[{s.word or f'`{s.code[0]}`'}](#{s.anchor}){{ .pe-symbol }}"
         code = ", ".join(f"`{c}`" for c in s.code) or "–"
         number = chapter_number(s.page)
         rows.append((links, code, s.meaning, f"[{number}](../{s.page})"))

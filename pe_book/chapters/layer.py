@@ -35,9 +35,9 @@ def _rms_norm(rows: np.ndarray) -> float:
 def _():
     unscaled, scaled, pe = _rows(D_MODEL, SEQ_LEN)
     rows = [
-        ["token embedding $E[t]$", _rms_norm(unscaled), float(np.sqrt(np.mean(unscaled**2)))],
+        ["token embedding $e_{pos}$", _rms_norm(unscaled), float(np.sqrt(np.mean(unscaled**2)))],
         [
-            r"$E[t] \cdot \sqrt{d_{\text{model}}}$",
+            r"$\sqrt{d_{\text{model}}}\, e_{pos}$",
             _rms_norm(scaled),
             float(np.sqrt(np.mean(scaled**2))),
         ],
@@ -73,7 +73,7 @@ def _():
 def _(theme):
     _, scaled, pe = _rows(FIG_D_MODEL, SEQ_LEN)
     panels = [
-        (r"$E[\mathrm{token}] \cdot \sqrt{d_{\text{model}}}$", scaled),
+        (r"$\sqrt{d_{\text{model}}}\, e_{pos}$", scaled),
         ("+ $PE(pos)$", pe),
         ("= model input", scaled + pe),
     ]

@@ -165,8 +165,9 @@ def _(theme):
         ax.step(marks, gaps, where="post", label=name, color=colour, linestyle=styles[name])
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
+    ax.set_yticks([2.0**k for k in range(0, 19, 3)])  # from 2^0: a gap of 1, every position
     ax.set_xlabel("position (log scale)")
-    ax.set_ylabel("gap to the next stored number")
+    ax.set_ylabel("gap to the next stored number\n(log scale)")
     ax.legend(loc="upper left", frameon=False)
     return fig
 

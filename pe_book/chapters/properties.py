@@ -107,7 +107,9 @@ def _(theme):
     pe = sinusoidal(max(DOT_STARTS) + DOT_MAX_OFFSET + 1, DOT_D_MODEL)
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
-    ax.plot(k, dot_product_by_offset(k, DOT_D_MODEL), label=r"$\sum_i \cos(k\,\omega_i)$", zorder=1)
+    ax.plot(
+        k, dot_product_by_offset(k, DOT_D_MODEL), label=r"$\Sigma_i \cos(k\,\omega_i)$", zorder=1
+    )
     for p, marker in zip(DOT_STARTS, ("o", "x"), strict=True):
         sample = k[::10]
         measured = pe[p + sample] @ pe[p]

@@ -15,7 +15,7 @@ from pe_explained.rope import (
 
 from .. import figure, value
 from ..interactive import interactive
-from ..style import new_figure
+from ..style import new_figure, phone_layout_active
 
 TOEPLITZ_POSITIONS, TOEPLITZ_HEAD_DIM, SEED = 48, 32, 11
 HEAD_DIM, DECAY_MAX = 128, 2000  # the heads of Llama 2 and Llama 3; the decay figure
@@ -87,6 +87,8 @@ def _(theme):
     scores = _score_matrix()
     limit = float(np.abs(scores).max())
     fig = new_figure(5.6, 4.6)
+    if phone_layout_active():  # a square image: the colour bar as tall as the image
+        fig.set_figheight(3.9)
     ax = fig.add_subplot()
     image = ax.imshow(
         scores,
@@ -130,7 +132,7 @@ def _(theme):
             linewidth=1.2,
         )
     ax.set_xlabel("relative distance $m - n$  (positions)")
-    ax.set_ylabel(r"relative upper bound  $(2/d_k)\sum_j |S_j|$")
+    ax.set_ylabel(r"relative upper bound  $(2/d_k)\,\Sigma_j\,|S_j|$")
     ax.set_ylim(bottom=0)
     ax.grid(True)
     ax.legend(loc="upper right")

@@ -55,7 +55,7 @@ def _embedding_norm() -> float:
 @table(
     "summary",
     caption=f"Positions 0–{MAX_LEN - 1:,} under each scheme. Norms and distances are "
-    "Euclidean; a neighbour distance is ‖E[pos + 1] − E[pos]‖.",
+    "Euclidean; a neighbour distance is ‖PE(pos + 1) − PE(pos)‖.",
 )
 def _():
     rows = []
@@ -91,7 +91,7 @@ def _():
     f"and about {np.sqrt(NUM_BITS):.1f}; the sinusoidal encoding stays flat at "
     f"{np.sqrt(SUMMARY_D_MODEL / 2):.2f}. A dashed line marks the typical norm of a token "
     "embedding, about 1.",
-    caption="‖E[pos]‖ for each scheme (log scale). Only the raw index grows without bound; "
+    caption="‖PE(pos)‖ for each scheme (log scale). Only the raw index grows without bound; "
     f"the dashed line is the mean norm of random token embeddings with entries "
     f"N(0, 1/d_model), d_model = {EMBED_D_MODEL}.",
 )
@@ -118,7 +118,7 @@ def _(theme):
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("position pos")
-    ax.set_ylabel(r"norm $\|E[pos]\|$  (log scale)")
+    ax.set_ylabel(r"norm $\|PE(pos)\|$  (log scale)")
     ax.grid(True, which="major")
     label_line_ends(ax, theme)
     return fig
@@ -131,7 +131,7 @@ def _(theme):
     f"with position {NEAR_REF - 1} among the farthest and position 0 among the nearest. "
     f"Sinusoidal with d_model = {NEAR_D_MODEL}: a dip at the reference with large wiggles; "
     f"with d_model = {SUMMARY_D_MODEL}: a steep dip that levels off, neighbours nearest.",
-    caption=f"Distance ‖E[pos] − E[{NEAR_REF}]‖ under each scheme: one-hot, binary "
+    caption=f"Distance ‖PE(pos) − PE({NEAR_REF})‖ under each scheme: one-hot, binary "
     f"({NEAR_BITS} bits), and the sinusoidal encoding of the same width "
     f"(d_model = {NEAR_D_MODEL}) and with d_model = {SUMMARY_D_MODEL}.",
 )
@@ -156,7 +156,7 @@ def _(theme):
     for ax in axes[1]:
         ax.set_xlabel("position pos")
     for ax in axes[:, 0]:
-        ax.set_ylabel(f"$\\|E[pos] - E[{NEAR_REF}]\\|$")
+        ax.set_ylabel(f"$\\|PE(pos) - PE({NEAR_REF})\\|$")
     return fig
 
 

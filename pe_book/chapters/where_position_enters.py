@@ -19,8 +19,13 @@ def _shapes() -> dict[str, tuple[int, ...]]:
     return transformer_shapes(**CONFIG)
 
 
+def _tuple(*dims: int) -> str:
+    """A shape as Python prints it, never broken across lines: "(2, 10, 512)"."""
+    return "(" + ",\u00a0".join(map(str, dims)) + ")"
+
+
 def _shape(name: str) -> str:
-    return "(" + ", ".join(map(str, _shapes()[name])) + ")"
+    return _tuple(*_shapes()[name])
 
 
 @table(
@@ -37,15 +42,16 @@ def _():
             "Shaw et al. relative",
             "added to keys and values",
             "every layer",
-            f"({2 * SHAW_K + 1}, {head_dim}) table, gathered to ({seq_len}, {seq_len}, {head_dim})",
+            f"{_tuple(2 * SHAW_K + 1, head_dim)} table, "
+            f"gathered to {_tuple(seq_len, seq_len, head_dim)}",
         ],
         [
             "Transformer-XL",
             "extra logit terms (b), (d)",
             "every layer",
-            f"({seq_len}, {d_model}): $R$ for offsets $i - j = 0, \\dots, {seq_len - 1}$",
+            f"{_tuple(seq_len, d_model)}: $R$ for offsets $i - j = 0, \\dots, {seq_len - 1}$",
         ],
-        ["RoPE", "rotates $q$ and $k$", "every layer", f"angles ({seq_len}, {head_dim // 2})"],
+        ["RoPE", "rotates $q$ and $k$", "every layer", f"angles {_tuple(seq_len, head_dim // 2)}"],
         ["ALiBi, T5 bias", "added to the logits", "every layer", _shape("relative bias")],
     ]
     return Table(["encoding", "acts on", "where", "shape"], rows)
@@ -146,7 +152,7 @@ def _(theme):
             False,
         ),
         ("ALiBi / T5: + bias $b_{h,i,j}$", _shape("relative bias"), True),
-        ("softmax, weights × $v$, heads joined", _shape("attention output"), False),
+        ("softmax, weights × $V$, heads joined", _shape("attention output"), False),
         ("add & norm, feed-forward, …", _shape("block output"), False),
     ]
     return _flow_figure(theme, steps, 4.4)
