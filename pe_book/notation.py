@@ -177,7 +177,10 @@ def glossary_term(anchor: str) -> str:
         raise KeyError(f"unknown symbol {anchor!r}; known: {', '.join(SYMBOLS)}")
     s = SYMBOLS[anchor]
     spans = "".join(f'<span id="{a}"></span>' for a in (s.anchor, *s.anchors))
-    names = [f"${m}$" for m in s.math] + [f"`{c}`" for c in s.code] + [s.word] * bool(s.word)
+    # what the symbols table shows first (a formula, else the word), then the code names
+    shown = [f"${m}$" for m in s.math] or [s.word] * bool(s.word)
+    later = [s.word] * bool(s.word and s.math)
+    names = shown + [f"`{c}`" for c in s.code] + later
     return spans + ", ".join(names)
 
 

@@ -352,7 +352,7 @@ def finish_html(
     """
     from bs4 import BeautifulSoup, Comment
 
-    from .site import BookError, inline_math_html, render_math
+    from .site import BookError, bound_punctuation, inline_math_html, joined_numbers, render_math
 
     html = _INLINED.sub("", html)  # cheaper than parsing ~600 KB of CSS first
     soup = BeautifulSoup(html, "html.parser")
@@ -422,7 +422,8 @@ def finish_html(
     ]:
         if "$" in text and text.find_parent(["code", "pre"]) is None:
             text.replace_with(BeautifulSoup(inline_math_html(str(text), plain=True), "html.parser"))
-    return render_math(str(soup), page)  # the same MathML as the chapters'
+    # the same MathML as the chapters', and their line breaks
+    return joined_numbers(bound_punctuation(render_math(str(soup), page)))
 
 
 def _number_plot(soup, image, number: int, caption: str) -> None:

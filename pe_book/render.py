@@ -111,11 +111,14 @@ def draw_figure(name: str, theme: str, layout: str = "wide"):
 
 def _with_math_notation(fig):
     """Set the figure's plain-text symbols as mathtext (:func:`pe_book.notation.math_notation`),
-    with the names the pages set upright (``PE``, ``pos``) upright here too."""
+    with the names the pages set upright (``PE``, ``pos``) upright here too, and its
+    apostrophes curly, as the pages have them."""
+    from .site import curly_apostrophes
+
     for text in fig.findobj(Text):
         label = text.get_text()
         if label:
-            text.set_text(upright_names(math_notation(label)))
+            text.set_text(upright_names(math_notation(curly_apostrophes(label))))
     return fig
 
 

@@ -96,7 +96,7 @@ def inline_math_html(text: str, *, plain: bool = False) -> str:
 
 #: An apostrophe as captions type it: inside a word ("table's") or after a plural
 #: before the next word ("models' rotary"), never a quote mark around a value ('halves').
-_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[a-z])|(?<=s)'(?= [a-z])")
+_APOSTROPHE = re.compile(r"(?<=[A-Za-z0-9.])'(?=[a-z])|(?<=s)'(?= [a-z])")
 #: What a caption keeps as typed: its math and its code.
 _CAPTION_VERBATIM = re.compile(r"(\$[^$]*\$|<code>.*?</code>)")
 
@@ -203,20 +203,29 @@ def reference_item(key: str) -> str:
     ref = REFERENCES[key]
     venue = ref.venue.replace("*", r"\*")  # "J*Fly" is a name, not emphasis
     authors = ref.authors.rstrip(".")
-    return f"**{ref.short}, {ref.year}.** {authors}. [{ref.title}]({ref.url}). *{venue}*."
+    # a title that ends a sentence of its own ("…?") takes no full stop after it
+    stop = "" if ref.title.endswith(("?", "!", ".")) else "."
+    return f"**{ref.short}, {ref.year}.** {authors}. [{ref.title}]({ref.url}){stop} *{venue}*."
+
+
+def _reference_order(key: str) -> tuple[str, int]:
+    """Where a reference sorts: by the label its citations print, then by year."""
+    return REFERENCES[key].short.lower(), REFERENCES[key].year
 
 
 def references_markdown(keys: list[str], page: str) -> str:
+    """A chapter's references, in the bibliography's order (:func:`_reference_order`)."""
     link = _relative(BIBLIOGRAPHY_PAGE, page)
+    ordered = sorted(keys, key=lambda k: _reference_order(k) if k in REFERENCES else ("", 0))
     # a no-break space: the arrow never ends a line without its word
-    return "\n".join(f"- {reference_item(k)} [↗\u00a0bibliography]({link}#{k})" for k in keys)
+    return "\n".join(f"- {reference_item(k)} [↗\u00a0bibliography]({link}#{k})" for k in ordered)
 
 
 def bibliography() -> str:
     """Every reference, sorted by the label its citations print and by year (the label,
     "Press et al." or "Okabe and Ito", opens with the first author's surname, or names a
     team: "Llama Team"), each with an anchor."""
-    items = sorted(REFERENCES.items(), key=lambda kv: (kv[1].short.lower(), kv[1].year))
+    items = sorted(REFERENCES.items(), key=lambda kv: _reference_order(kv[0]))
     return "\n".join(f'- <span id="{k}"></span>{reference_item(k)}' for k, _ in items)
 
 
@@ -419,9 +428,14 @@ def render_math(page_html: str, page: str) -> str:
         mathml = _function_spacing(mathml)
         mathml = _NORM_BAR.sub('<mo stretchy="false">&#x02016;</mo>', mathml)
         mathml = _absolute_bars(mathml)
-        # \dots and \infty are ordinary symbols in TeX (as \ldots already comes out);
-        # as operators Chromium spaced them on both sides: "1,  … ,n", "− ∞"
+        # \dots, \infty and \top are ordinary symbols in TeX (as \ldots already comes
+        # out); as operators Chromium spaced them on both sides: "1,  … ,n", "− ∞", "c ⊤"
         mathml = _ORDINARY.sub(r"<mi>\1</mi>", mathml)
+        # a prime at full size beside its base, as text sets "f′": a script-size prime in
+        # the math font is a speck above "base"
+        mathml = _PRIMED.sub(r'\1<mo lspace="0" rspace="0">&#x02032;</mo>', mathml)
+        # a slash is ordinary in TeX too: "d_k/2", not "d_k / 2"
+        mathml = mathml.replace("<mo>&#x0002F;</mo>", '<mo lspace="0" rspace="0">&#x0002F;</mo>')
         # thousands separators, 62{,}832 or 1{,}048{,}576: one number, not a list
         mathml = _GROUPED.sub(
             lambda m: "<mn>" + _TAG.sub("", m.group(0)).replace("&#x0002C;", ",") + "</mn>", mathml
@@ -453,7 +467,9 @@ _EMPTY_GROUP = re.compile(r"<mrow\s*/>")
 _CLOSERS = {"&#x00029;", ")", "&#x0005D;", "]", "&#x0007D;", "}", "&#x0007C;", "|", "&#x02016;"}
 
 
-_ORDINARY = re.compile(r"<mo>(&#x02026;|&#x0221E;)</mo>")
+#: A prime as latex2mathml writes it: a superscript of one name.
+_PRIMED = re.compile(r"<msup>(<(?:mi|mtext)>[^<]*</(?:mi|mtext)>)<mi>&#x02032;</mi></msup>")
+_ORDINARY = re.compile(r"<mo>(&#x02026;|&#x0221E;|&#x022A4;)</mo>")
 _BAR = re.compile(r'<mo(?: stretchy="false")?>&#x0007C;</mo>')
 
 
@@ -570,6 +586,9 @@ _TOKEN = re.compile(r"<[^<>]+>|[^<]+")
 _PLACED = {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mfrac", "mroot"}
 #: End tags of what can stand before a function as its left operand.
 _OPERAND_ENDS = ("</mi>", "</mn>", "</msub>", "</msup>", "</msubsup>", "</mrow>")
+#: Operators after a function name that say it stands alone, as in "(sin, cos)" or
+#: "sin² + cos² = 1": no argument follows.
+_NO_ARGUMENT = frozenset(",;:)]}+=<>≤≥×·/")
 
 
 def _function_spacing(mathml: str) -> str:
@@ -589,7 +608,10 @@ def _function_spacing(mathml: str) -> str:
                 "<mi>" if t == "<mo>" else "</mi>" if t == "</mo>" else t for t in tokens[k:end]
             ]
             after = "".join(tokens[end : end + 2])
-            if after.startswith("</"):  # nothing to apply it to
+            ends_operand = (
+                after.startswith("<mo") and html.unescape(tokens[end + 1]) in _NO_ARGUMENT
+            )
+            if after.startswith("</") or ends_operand:  # nothing to apply it to: "(sin, cos)"
                 out += unit
                 k = end
                 continue
@@ -648,7 +670,10 @@ _GENERATED_TABLE = re.compile(
 )
 _HEADER = re.compile(r"<th(?:\s[^>]*)?>(.*?)</th>", re.S)  # not <thead>
 _ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
-_CELL_OPEN = re.compile(r"<td((?:\s[^>]*)?)>")
+_CELL = re.compile(r"<td((?:\s[^>]*)?)>(.*?)</td>", re.S)
+#: A value longer than this (characters of text) sits under its label on a phone card,
+#: left-aligned, instead of beside it in a ragged right-aligned column.
+LONG_VALUE = 28
 #: Tables of at least this many columns whose rows are named by text, or that have at
 #: most :data:`CARD_ROWS` rows, become cards.
 CARD_COLUMNS = 4
@@ -694,12 +719,16 @@ def card_tables(page_html: str) -> str:
 
             def cell(match: re.Match) -> str:
                 plain, label = next(labels, ("", ""))
+                attributes, content = match.groups()
+                text = " ".join(html.unescape(_TAG.sub(" ", content)).split())
+                long = " data-long" if len(text) > LONG_VALUE else ""
                 return (
-                    f'<td data-label="{plain}"{match.group(1)}>'
+                    f'<td data-label="{plain}"{long}{attributes}>'
                     f'<span class="pe-card-label" aria-hidden="true">{label.strip()}</span>'
+                    f"{content}</td>"
                 )
 
-            return f"<tr>{_CELL_OPEN.sub(cell, row.group(1))}</tr>"
+            return f"<tr>{_CELL.sub(cell, row.group(1))}</tr>"
 
         # a card of a numbered row is titled with its number and what it numbers
         cards = "<table data-cards>" if named else '<table data-cards="numbered">'
@@ -758,7 +787,7 @@ def unbroken_options(page_html: str) -> str:
 
 _INLINE_MATH_SPAN = re.compile(
     r"(\()?(<span class=\"arithmatex\"><math\b[^>]*display=\"inline\"[^>]*>.*?</math></span>)"
-    r"((?:[’']s|[.,;:!?)\]])+)?",  # and a possessive: "position $i$’s output"
+    r"((?:(?:[’']|&rsquo;)s|[.,;:!?)\]])+)?",  # and a possessive: "position $i$’s output"
     re.S,
 )
 
@@ -786,8 +815,12 @@ def bound_punctuation(page_html: str) -> str:
 
 #: A reference by number, "chapter 9", "Table 3.2": its word and its number.
 _NUMBERED = re.compile(r"\b((?:[Cc]hapters?|Figure|Table|[Pp]art)) (\d|[IV]+\b)")
-#: A product of two numbers, "8 × 256", read as one quantity.
-_PRODUCT = re.compile(r"(\d) × (\d)")
+#: A product of two numbers, "8 × 256", or a step from one to another, "7 → 8".
+_PRODUCT = re.compile(r"(\d) ([×→]) (\d)")
+#: A range of numbers, "1,117–4,080": word joiners around the dash keep it whole.
+_RANGE = re.compile(r"(\d)–(\d)")
+#: "Shaw et al." in running text (a citation joins its own, :func:`cite_html`).
+_ET_AL = re.compile(r"(\w) et al\.")
 
 
 def joined_numbers(page_html: str) -> str:
@@ -799,10 +832,15 @@ def joined_numbers(page_html: str) -> str:
     ['see', '(chapter\\xa09),', 'Figure\\xa03.2']
     >>> joined_numbers("8 × 256 tokens").split(" ")
     ['8\\xa0×\\xa0256', 'tokens']
+    >>> joined_numbers("(Shaw et al.)")
+    '(Shaw\\xa0et\\xa0al.)'
+    >>> joined_numbers("1,117–4,080") == "1,117\\u2060–\\u20604,080"
+    True
     """
 
     def join(text: str) -> str:
-        return _PRODUCT.sub("\\1\u00a0×\u00a0\\2", _NUMBERED.sub("\\1\u00a0\\2", text))
+        text = _RANGE.sub("\\1\u2060–\u2060\\2", _ET_AL.sub("\\1\u00a0et\u00a0al.", text))
+        return _PRODUCT.sub("\\1\u00a0\\2\u00a0\\3", _NUMBERED.sub("\\1\u00a0\\2", text))
 
     parts = _PRE.split(page_html)
     return "".join(p if k % 2 else join(p) for k, p in enumerate(parts))

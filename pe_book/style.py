@@ -102,7 +102,11 @@ class Theme:
             "ytick.color": self.text,
             "grid.color": self.muted,
             "grid.alpha": 0.35,
-            "legend.frameon": False,
+            # a legend on the page's colour, with no border: no gridline runs through it
+            "legend.frameon": True,
+            "legend.facecolor": self.background,
+            "legend.edgecolor": "none",
+            "legend.framealpha": 0.85,
             "legend.labelcolor": self.text,
             "font.family": "DejaVu Sans",
             "font.size": 10,
@@ -346,8 +350,8 @@ def tidy_stacked_panels(fig: Figure) -> None:
     * An axis title drawn for the bottom row of the wide grid, on a panel that now sits
       above another with the same title and shows no tick labels of its own, is removed
       (the lowest panel keeps it).
-    * A panel that shows its own y tick labels but no y label, under or over a panel
-      that shares its y axis and has one (a wide grid labels only its left column), gets
+    * A panel that shows its own y tick labels but no y label, in a column of panels
+      that all have one and the same (a wide grid labels only its left column), gets
       that label.
     * A figure of several panels with a legend in only one of them gets that legend
       under the whole figure, where it covers no data.
@@ -380,10 +384,7 @@ def tidy_stacked_panels(fig: Figure) -> None:
         labels = {
             other.get_ylabel()
             for other in axes
-            if other is not ax
-            and other.get_ylabel()
-            and ax.get_shared_y_axes().joined(ax, other)
-            and abs(boxes[other].x0 - box.x0) < 1e-6
+            if other is not ax and other.get_ylabel() and abs(boxes[other].x0 - box.x0) < 1e-6
         }
         if len(labels) == 1:
             ax.set_ylabel(labels.pop())

@@ -610,6 +610,14 @@ def test_a_wide_table_with_row_names_becomes_cards_on_phones():
     assert out.count("<tr>") == _TABLE_HTML.count("<tr>")  # no header markup in a label
 
 
+def test_a_long_value_sits_under_its_label_on_a_card():
+    long = "a rule of more than twenty-eight characters"
+    out = card_tables(_TABLE_HTML.replace('"llama3"', long))
+    assert '<td data-label="rule" data-long style="text-align: left;">' in out
+    assert '<td data-label="base" style="text-align: right;">' in out  # short: beside it
+    assert f"{long}</td>" in out
+
+
 def test_narrow_tables_and_numeric_matrices_stay_tables():
     three = _TABLE_HTML.replace('<th style="text-align: left;">rule</th>\n', "").replace(
         '<td style="text-align: left;">"llama3"</td>\n', ""

@@ -503,7 +503,7 @@ def test_rope_widget_shows_the_pages_score_and_keeps_it_when_both_positions_shif
         _open(page, server, "rope")
         readout = page.locator(".pe-interactive[data-interactive='rope'] .pe-i-readout")
         assert text in readout.text_content()
-        page.get_by_role("button", name="m and n + 1").click()
+        page.get_by_role("button", name="both + 1").click()
         assert text in readout.text_content() and "m = 6, n = 3" in readout.text_content()
     finally:
         context.close()

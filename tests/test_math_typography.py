@@ -185,6 +185,17 @@ def test_a_function_name_is_spaced_as_tex_spaces_it(latex, expected):
     assert expected in _math(latex).replace("\n", "")
 
 
+@pytest.mark.parametrize(
+    ("latex", "expected"),
+    [  # a name with no argument after it: no application, no space before the comma
+        (r"(\sin, \cos)", "<mi>sin</mi><mo>&#x0002C;</mo><mi>cos</mi><mo"),
+        (r"\sin^2 + \cos^2 = 1", "</msup><mo>&#x0002B;</mo><msup>"),
+    ],
+)
+def test_a_function_name_without_an_argument_stands_alone(latex, expected):
+    assert expected in _math(latex).replace("\n", "")
+
+
 def test_a_function_name_as_a_script_keeps_its_place():
     """A script element takes exactly its base and scripts: nothing may be added."""
     out = _math(r"\lambda_{\max} = 2").replace("\n", "")
@@ -265,3 +276,15 @@ def test_an_alignment_mark_outside_split_fails_the_build():
     with pytest.raises(book_site.BookError, match="outside split"):
         _math(r"\begin{aligned} a &= b \\ &= c \end{aligned}", display=True)
     assert "<mtable" in _math(r"\begin{split} a &= b \\ &= c \end{split}", display=True)
+
+
+@pytest.mark.parametrize(
+    ("latex", "expected"),
+    [  # ordinary symbols in TeX, no operator space around them; a prime at full size
+        (r"K^{c\top}", "<mi>c</mi><mi>&#x022A4;</mi>"),
+        (r"d_k/2", '<mo lspace="0" rspace="0">&#x0002F;</mo>'),
+        (r"\text{base}' = 2", '<mtext>base</mtext><mo lspace="0" rspace="0">&#x02032;</mo>'),
+    ],
+)
+def test_transpose_slash_and_prime_are_set_as_tex_sets_them(latex, expected):
+    assert expected in _math(latex).replace("\n", "")

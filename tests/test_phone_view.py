@@ -108,7 +108,7 @@ def test_pages_with_figures_and_cards_are_found(views):
     with_figures = {path for (_, _, path), v in seen.items() if v["figures"]}
     assert "foundations/sinusoidal.html" in with_figures and len(with_figures) >= 15
     cards = {path for (_, _, path), v in seen.items() if any(t["cards"] for t in v["tables"])}
-    assert {"practice/conventions.html", "practice/todays-models.html"} <= cards
+    assert {"practice/conventions.html", "model/where-position-enters.html"} <= cards
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -19,7 +19,7 @@
 # [its properties](https://pe-explained.github.io/pe_explained/foundations/properties/)).
 # Every cell runs in a second or two; change the parameters and run it again.
 #
-# It needs the book's library, `pe_explained`: from a clone of the book's repository,
+# It needs the book’s library, `pe_explained`: from a clone of the book’s repository,
 # `python3 scripts/book.py setup` installs it (with numpy and matplotlib) into `.venv`.
 
 # %%
@@ -44,7 +44,7 @@ np.set_printoptions(precision=4, suppress=True)
 # ## 1. Attention alone cannot see order
 #
 # Three word vectors go through one head of self-attention, first as
-# "dog bites man", then as "man bites dog". Without positions the second output is
+# “dog bites man”, then as “man bites dog”. Without positions the second output is
 # exactly the first one with its rows reordered: the head cannot tell the sentences apart.
 
 # %%
@@ -63,8 +63,8 @@ print("outputs only reordered:", np.allclose(out_swapped, out[reorder]))
 
 # %% [markdown]
 # Add the sinusoidal encoding of each *position* to the word vectors and the two
-# sentences give different outputs: "dog" as the subject (position 0) is no longer
-# the same vector as "dog" as the object (position 2).
+# sentences give different outputs: “dog” as the subject (position 0) is no longer
+# the same vector as “dog” as the object (position 2).
 
 # %%
 pe = sinusoidal(3, d_model)
@@ -104,7 +104,7 @@ for i, (omega, wavelength) in enumerate(
 table = sinusoidal(100, 64)
 fig, ax = plt.subplots(figsize=(7, 4))
 image = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-ax.set_xlabel(r"dimension index $j$  (low $j$ = high frequency → high $j$ = low frequency)")
+ax.set_xlabel(r"dimension index $j$ (low $j$ = high frequency → high $j$ = low frequency)")
 ax.set_ylabel(r"position $\mathrm{pos}$")
 fig.colorbar(image, ax=ax, label=r"$\mathrm{PE}(\mathrm{pos}, j)$")
 plt.show()
@@ -136,8 +136,8 @@ print(f"closed form: dot product {dot_product_by_offset(k, d_model):.6f}, "
 # of the offset
 # ([chapter 4](https://pe-explained.github.io/pe_explained/foundations/properties/)).
 # A few positions out it already dips, so a farther position can be closer than a
-# nearer one (Figure 2). Both curves are symmetric in $k$, so neither tells "before"
-# from "after".
+# nearer one (Figure 2). Both curves are symmetric in $k$, so neither tells “before”
+# from “after”.
 
 # %% alt="Two line plots against the offset k from -100 to 100 for d_model = 64. Top: the dot product PE(pos) · PE(pos + k), with its peak of d_model / 2 at k = 0, falling quickly and then wobbling at a lower level. Bottom: the distance between the two encodings, 0 at k = 0, rising steeply over the first few offsets and then levelling off in a ragged band where it often goes down again. Both curves are mirror-symmetric around k = 0." caption="Dot product (top) and distance (bottom) between the encodings of positions $pos$ and $pos + k$, against the offset $k$ (d_model = 64)."
 offsets = np.arange(-100, 101)
@@ -146,7 +146,7 @@ top.plot(offsets, dot_product_by_offset(offsets, d_model))
 top.set_ylabel(r"$\mathrm{PE}(\mathrm{pos}) \cdot \mathrm{PE}(\mathrm{pos}+k)$")
 bottom.plot(offsets, distance_by_offset(offsets, d_model), color="C1")
 bottom.set_ylabel(r"$\|\mathrm{PE}(\mathrm{pos}+k) - \mathrm{PE}(\mathrm{pos})\|$")
-bottom.set_xlabel(r"offset $k$  (positions)")
+bottom.set_xlabel(r"offset $k$ (positions)")
 for ax in (top, bottom):
     ax.grid(True)
 plt.show()
@@ -176,7 +176,7 @@ print("M(k) is a rotation (orthogonal):", np.allclose(m @ m.T, np.eye(d_model)))
 # Each pair walks round the unit circle, one step of $\omega_i$ radians per position:
 # large steps for the first pair, tiny ones for the later pairs. Drawn as the clock
 # hands of [chapter 6](https://pe-explained.github.io/pe_explained/foundations/intuitions/),
-# with the sine across and the cosine up, every pair starts at 12 o'clock and turns
+# with the sine across and the cosine up, every pair starts at 12 o’clock and turns
 # clockwise (Figure 3).
 
 # %% alt="Two unit circles. Left, pair i = 0 of an 8-dimensional encoding: the points for positions 0 to 12 start at the top and jump clockwise about one radian round the circle per position. Right, pair i = 1: the same positions start at the top and advance clockwise much less per step, covering a short arc." caption="Pairs 0 and 1 of an 8-wide encoding as clock hands, positions 0 to 12."

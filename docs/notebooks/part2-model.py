@@ -17,13 +17,14 @@
 # ([the layer](https://pe-explained.github.io/pe_explained/model/layer/),
 # [learned embeddings](https://pe-explained.github.io/pe_explained/model/learned/),
 # [relative positions](https://pe-explained.github.io/pe_explained/model/relative/)).
-# It needs the book's library, `pe_explained` (`python3 scripts/book.py setup` in a
-# clone of the book's repository installs it into `.venv`).
+# It needs the book’s library, `pe_explained` (`python3 scripts/book.py setup` in a
+# clone of the book’s repository installs it into `.venv`).
 
 # %%
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import patheffects
 
 from pe_book.notebooks import use_notebook_style
 from pe_explained.layer import SinusoidalPositionalEncoding, TokenEmbedding, transformer_shapes
@@ -36,7 +37,7 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## 1. The layer, shape by shape
 #
-# The model's input is $\sqrt{d_{\text{model}}}\, E[\text{ids}] + PE[0 : L]$ (before dropout):
+# The model’s input is $\sqrt{d_{\text{model}}}\, E[\text{ids}] + PE[0 : L]$ (before dropout):
 # token embeddings scaled up, plus one row of the position table per position. The
 # table has no batch axis; broadcasting adds the same rows to every sequence of the
 # batch.
@@ -131,11 +132,15 @@ index = shaw_relative_index(n, n, max_distance=k)
 fig, ax = plt.subplots(figsize=(4.6, 3.8))
 image = ax.imshow(index, cmap="viridis", interpolation="nearest")
 for (i, j), row in np.ndenumerate(index):
-    ax.text(j, i, str(row), ha="center", va="center", fontsize=9,
-            color="white" if row < k else "black")
+    red, green, blue = np.asarray(image.cmap(image.norm(row)))[:3] ** 2.2  # about linear
+    dark_cell = 0.2126 * red + 0.7152 * green + 0.0722 * blue < 0.18  # WCAG's crossover
+    # outlined in the opposite colour: legible on any cell, and on the dark palette too
+    text, edge = ("white", "black") if dark_cell else ("black", "white")
+    ax.text(j, i, str(row), ha="center", va="center", fontsize=9, color=text,
+            path_effects=[patheffects.withStroke(linewidth=2, foreground=edge)])
 ax.set_xlabel(r"key position $j$")
 ax.set_ylabel(r"query position $i$")
-fig.colorbar(image, ax=ax, label=r"row of the relative table  (offset + $k$)")
+fig.colorbar(image, ax=ax, label=r"row of the relative table (offset + $k$)")
 plt.show()
 
 # %% [markdown]
@@ -164,5 +169,5 @@ for name, (a, b) in {"no relative vectors": (zeros, zeros), "Shaw et al.": (rel_
 #   is shared by the whole batch and ends at row $L_{\max} - 1$.
 # - A learned table costs $L_{\max} \cdot d_{\text{model}}$ parameters and starts with no notion of
 #   which positions are near each other; the sinusoidal one has it built in.
-# - Shaw et al.'s relative scheme indexes a small table by the clipped offset
+# - Shaw et al.’s relative scheme indexes a small table by the clipped offset
 #   $j - i$, so only distances, never absolute positions, enter attention.

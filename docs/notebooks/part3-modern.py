@@ -16,10 +16,10 @@
 # A companion notebook to Part III of *Positional Encoding, Explained*
 # ([RoPE](https://pe-explained.github.io/pe_explained/modern/rope/),
 # [ALiBi](https://pe-explained.github.io/pe_explained/modern/alibi/),
-# [T5's relative bias](https://pe-explained.github.io/pe_explained/modern/t5-bias/),
+# [T5’s relative bias](https://pe-explained.github.io/pe_explained/modern/t5-bias/),
 # [stretching the context](https://pe-explained.github.io/pe_explained/modern/context-extension/)).
-# It needs the book's library, `pe_explained` (`python3 scripts/book.py setup` in a
-# clone of the book's repository installs it into `.venv`).
+# It needs the book’s library, `pe_explained` (`python3 scripts/book.py setup` in a
+# clone of the book’s repository installs it into `.venv`).
 
 # %%
 # %matplotlib inline
@@ -76,7 +76,9 @@ print("norm before:", round(float(np.linalg.norm(q)), 6), " after:", round(float
 # %% [markdown]
 # RoFormer bounds how large the score can get at a given distance; the bound falls,
 # with oscillations, as $m - n$ grows. For a query and key that are equal (all
-# ones), the actual score follows the same trend (Figure 1).
+# ones), the actual score follows the same trend (Figure 1). Each curve is divided by
+# its own value at distance 0, so the figure compares their shapes: divided this way,
+# the bound is not a ceiling over the score, which runs above it in places.
 
 # %% alt="Line plot against the relative distance m - n from 0 to 1000 positions for head_dim = 64: the score of an all-ones query and key after RoPE and RoFormer's relative upper bound, both divided by their value at distance 0. Both fall quickly from 1 over the first hundred positions and then oscillate at a lower level." caption="RoPE's score for an all-ones query and key, and RoFormer's bound, against the distance $m - n$ (head_dim = 64), each divided by its value at distance 0."
 distances = np.arange(0, 1001)
@@ -84,10 +86,10 @@ ones = np.ones(head_dim)
 queries = apply_rope(np.tile(ones, (len(distances), 1)), distances, inv_freq)  # query at m
 score = queries @ ones  # key at n = 0, where the rotation is the identity
 fig, ax = plt.subplots(figsize=(7, 3.4))
-ax.plot(distances, score / head_dim, label=r"score of an all-ones $q$ and $k$  (÷ $d_k$)")
+ax.plot(distances, score / head_dim, label=r"score of an all-ones $q$ and $k$ (÷ $d_k$)")
 ax.plot(distances, rope_decay_bound(distances, head_dim) / rope_decay_bound([0], head_dim)[0],
-        label="RoFormer's relative bound  (÷ its value at 0)")
-ax.set_xlabel(r"relative distance $m - n$  (positions)")
+        label="RoFormer's relative bound (÷ its value at 0)")
+ax.set_xlabel(r"relative distance $m - n$ (positions)")
 ax.set_ylabel("relative size")
 ax.grid(True)
 ax.legend(loc="upper right")
@@ -111,14 +113,14 @@ bias = alibi_bias(num_heads, 33, dtype=np.float64)[:, -1, ::-1]  # last query, k
 fig, ax = plt.subplots(figsize=(7, 3.2))
 for head in (0, 1, 3, 7):
     ax.plot(np.arange(33), bias[head], label=f"head {head}: slope $m_h$ = {alibi_slopes(num_heads)[head]:g}")
-ax.set_xlabel(r"distance $i - j$  (positions back from the query)")
+ax.set_xlabel(r"distance $i - j$ (positions back from the query)")
 ax.set_ylabel("bias added to the score")
 ax.grid(True)
 ax.legend(loc="lower left")
 plt.show()
 
 # %% [markdown]
-# ## 3. T5's buckets
+# ## 3. T5’s buckets
 #
 # T5 learns one scalar bias per *bucket* of relative positions: the first few
 # distances get a bucket each, larger ones share logarithmically wider buckets, and
@@ -141,7 +143,7 @@ fig, ax = plt.subplots(figsize=(7, 3.2))
 ax.step(relative, t5_relative_bucket(relative), where="mid")
 for edge in (-flat_from, flat_from):
     ax.axvline(edge, color="0.5", linestyle="--", linewidth=1)
-ax.set_xlabel("relative position  key − query  (positions)")
+ax.set_xlabel("relative position, key − query (positions)")
 ax.set_ylabel("bucket")
 ax.grid(True)
 plt.show()
@@ -150,9 +152,9 @@ plt.show()
 # ## 4. Stretching the context: what each method does to the frequencies
 #
 # To run a RoPE model on longer inputs than it was trained on, the methods rescale
-# the rotation frequencies. Plot each method's frequency divided by the original one,
+# the rotation frequencies. Plot each method’s frequency divided by the original one,
 # pair by pair, for a head width $d_k = 128$ (`head_dim`): position interpolation,
-# NTK-aware scaling and YaRN stretching a 4096-token context 4 times, and Llama 3's
+# NTK-aware scaling and YaRN stretching a 4,096-token context 4 times, and Llama 3’s
 # rule with the settings Llama 3.1 ships with. The first three use $\text{base} = 10000$;
 # Llama 3.1 has $\text{base} = 500000$ and factor 8, and was trained on 8192 tokens.
 # Position interpolation divides every frequency; NTK-aware scaling keeps the
@@ -186,7 +188,7 @@ fig, ax = plt.subplots(figsize=(7, 3.6))
 for name, ratio in ratios.items():
     ax.plot(np.arange(head_dim // 2), ratio, label=name)
 ax.set_yscale("log", base=2)
-ax.set_xlabel(r"pair index $i$  (0 = fastest rotation → 63 = slowest)")
+ax.set_xlabel(r"pair index $i$ (0 = fastest rotation → 63 = slowest)")
 ax.set_ylabel("scaled frequency ÷ original")
 ax.grid(True)
 ax.legend(loc="lower left")
@@ -195,8 +197,8 @@ plt.show()
 # %% [markdown]
 # ## Takeaways
 #
-# - RoPE's score depends on the positions only through $m - n$, in both layouts, and
-#   rotation leaves the vectors' norms unchanged.
+# - RoPE’s score depends on the positions only through $m - n$, in both layouts, and
+#   rotation leaves the vectors’ norms unchanged.
 # - ALiBi needs no position vectors: one slope per head turns distance into a linear
 #   penalty on the score.
 # - T5 shares one learned bias among all offsets in a bucket, exact up close and

@@ -16,10 +16,10 @@
 # A companion notebook to Part IV of *Positional Encoding, Explained*
 # ([conventions, side by side](https://pe-explained.github.io/pe_explained/practice/conventions/),
 # [choosing an encoding](https://pe-explained.github.io/pe_explained/practice/choosing/)).
-# It lines up the tables that different code bases call "the sinusoidal encoding"
+# It lines up the tables that different code bases call “the sinusoidal encoding”
 # and the two layouts of RoPE, and measures how far apart they are.
-# It needs the book's library, `pe_explained` (`python3 scripts/book.py setup` in a
-# clone of the book's repository installs it into `.venv`).
+# It needs the book’s library, `pe_explained` (`python3 scripts/book.py setup` in a
+# clone of the book’s repository installs it into `.venv`).
 
 # %%
 # %matplotlib inline
@@ -45,8 +45,8 @@ np.set_printoptions(precision=4, suppress=True)
 #
 # The same two positions in four conventions: the interleaved layout of
 # [Vaswani et al. (2017)](https://pe-explained.github.io/pe_explained/appendix/bibliography/#vaswani2017), the
-# same numbers in split halves (all sines, then all cosines), tensor2tensor's timing
-# signal and fairseq's table. All four tables are $d_{\text{model}} = 8$ columns wide.
+# same numbers in split halves (all sines, then all cosines), tensor2tensor’s timing
+# signal and fairseq’s table. All four tables are $d_{\text{model}} = 8$ columns wide.
 
 # %%
 d_model = 8
@@ -61,7 +61,7 @@ print("fairseq (row 1 is its padding row; the first token reads row 2)\n",
 #
 # - **Frequencies.** tensor2tensor and fairseq space the exponents with
 #   $d_{\text{model}}/2 - 1$ in the denominator instead of $d_{\text{model}}/2$, so every pair but
-#   the first turns more slowly. Recover each table's frequencies from its row 1
+#   the first turns more slowly. Recover each table’s frequencies from its row 1
 #   with $\mathrm{atan2}(\sin\omega_i, \cos\omega_i) = \omega_i$ and compare.
 # - **Offset.** fairseq gives the first token row `padding_idx + 1`, not row 0.
 
@@ -83,7 +83,7 @@ print("fairseq rows for 5 tokens and 2 padding tokens:",
 # %% [markdown]
 # How much does it matter? Give tokens 0–99 the vectors each convention assigns them
 # (in the halves layout, so that only the frequencies and the offset differ) and
-# measure, position by position, the largest difference from Vaswani et al.'s table
+# measure, position by position, the largest difference from Vaswani et al.’s table
 # (Figure 1).
 
 # %% alt="Line plot of the largest absolute difference from Vaswani et al.'s sinusoidal table, per token position 0 to 99, for d_model = 64: tensor2tensor's table starts at 0 and grows to values of order one within tens of positions; fairseq's table, shifted by its padding offset, differs by order one from the first position on." caption="Largest difference from Vaswani et al.'s table at each position, for tensor2tensor's and fairseq's conventions (d_model = 64)."
@@ -107,10 +107,10 @@ plt.show()
 # %% [markdown]
 # ## 2. RoPE: interleaved or halves
 #
-# RoFormer, GPT-J and Meta's Llama code rotate dimensions $(2i, 2i + 1)$ together.
-# GPT-NeoX and Hugging Face's Llama code rotate $(i, i + d_k/2)$ together instead,
+# RoFormer, GPT-J and Meta’s Llama code rotate dimensions $(2i, 2i + 1)$ together.
+# GPT-NeoX and Hugging Face’s Llama code rotate $(i, i + d_k/2)$ together instead,
 # where the head width $d_k$ is `head_dim` in the code. Many Hugging Face models share
-# that Llama code's `rotate_half` function. Other Hugging Face models keep the
+# that Llama code’s `rotate_half` function. Other Hugging Face models keep the
 # interleaved pairs: GPT-J (`rotate_every_two`), Llama 4 and DeepSeek-V2 (complex
 # multiplies), DeepSeek-V3 (interleaved pairs rotated at run time); [chapter 16](https://pe-explained.github.io/pe_explained/practice/conventions/)
 # names them. The same weights give different attention scores in the two layouts — unless
@@ -152,7 +152,7 @@ plt.show()
 # %% [markdown]
 # ## Takeaways
 #
-# - "The sinusoidal encoding" names several tables: check the layout, the exponent
+# - “The sinusoidal encoding” names several tables: check the layout, the exponent
 #   denominator and the first position before loading weights trained with another.
 # - The differences are not rounding noise: they reach the size of the values
 #   themselves.

@@ -78,7 +78,7 @@ def _(theme):
         )
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())
-    ax.set_xlabel("cosine similarity  (0 = orthogonal, 1 = same direction)")
+    ax.set_xlabel("cosine similarity (0 = orthogonal, 1 = same direction)")
     ax.set_ylabel("density (log scale)")
     ax.grid(True)
     columns = 1 if phone_layout_active() else 3  # a phone column holds one label a row
@@ -113,9 +113,9 @@ def _(theme):
     ax = fig.add_subplot()
     positions = np.arange(SAME_WORD_POSITIONS)
     ax.plot(positions, np.ones(SAME_WORD_POSITIONS), label="without PE")
-    scaled = f"$\\sqrt{{{DM}}}\\,e + PE$  (Vaswani et al.)"
+    scaled = f"$\\sqrt{{{DM}}}\\,e + PE$ (Vaswani et al., 2017)"
     ax.plot(positions, _same_word_cosines(True), label=scaled)
-    ax.plot(positions, _same_word_cosines(False), label="$e + PE$  (no scaling)")
+    ax.plot(positions, _same_word_cosines(False), label="$e + PE$ (no scaling)")
     ax.set_ylim(0, 1.08)
     ax.set_xlabel("position $pos$ of the second occurrence")
     ax.set_ylabel("cosine of $x$ at 0 and at $pos$")

@@ -55,6 +55,11 @@ def _power(slope: float) -> str:
     return f"$2^{{-{fraction}}}$"
 
 
+def _power_is(slope: float, spec: str = ".4f") -> str:
+    """:func:`_power` and its value as one formula, never broken: ``$2^{-1/16} = 0.9576$``."""
+    return f"{_power(slope)[:-1]} = {slope:{spec}}$"
+
+
 @value("bloom_ladder_heads")
 def _():
     return str(len(_bloom_groups()[0]))
@@ -73,17 +78,14 @@ def _():
 @value("bloom_ladder_range")
 def _():
     ladder, _ = _bloom_groups()
-    return f"{_power(ladder[0])} = {ladder[0]:.4f} to {_power(ladder[-1])} = {ladder[-1]:.4g}"
+    return f"{_power_is(ladder[0])} to {_power_is(ladder[-1], '.4g')}"
 
 
 @value("bloom_filled_range")
 def _():
     _, filled = _bloom_groups()
     first, second, last = filled[0], filled[1], filled[-1]
-    return (
-        f"{_power(first)} = {first:.4f}, {_power(second)} = {second:.4f}, …, "
-        f"{_power(last)} = {last:.4f}"
-    )
+    return f"{_power_is(first)}, {_power_is(second)}, …, {_power_is(last)}"
 
 
 ROW_TERM_HEADS = 12  # not a power of two: slopes such as 2^-0.5 are not exact in binary

@@ -48,20 +48,20 @@ def _():
     paper_halves = t["halves"]
     fairseq_full = fairseq_sinusoidal(4, D_MODEL)
     cases = [
-        ("paper (Vaswani et al.)", "interleaved: sin, cos, sin, …", paper_halves, "0", "none"),
+        ("paper (Vaswani et al.)", "interleaved: sin, cos, sin, …", paper_halves, 0, "none"),
         (
             "split halves (Hugging Face Marian, Pegasus)",
             "all sin, then all cos",
             paper_halves,
-            "0",
+            0,
             "none",
         ),
-        ("tensor2tensor", "all sin, then all cos", t["t2t"], "0", "none"),
+        ("tensor2tensor", "all sin, then all cos", t["t2t"], 0, "none"),
         (
             "fairseq",
             "all sin, then all cos",
             fairseq_full,
-            f"{PADDING_IDX + 1}",
+            PADDING_IDX + 1,
             f"row {PADDING_IDX} all zeros",
         ),
     ]
@@ -88,7 +88,7 @@ def _():
 @table(
     "differences",
     caption="The largest difference between the vectors that tokens "
-    f"0\u2060–\u2060{NUM_TOKENS - 1} receive, d_model = {D_MODEL}.",
+    f"0–{NUM_TOKENS - 1:,} receive, d_model = {D_MODEL}.",
 )
 def _():
     t = _as_tokens_read_them()
@@ -148,7 +148,7 @@ def _():
             float(np.abs(inter - halves_perm).max()),
         ],
         [
-            f"YaRN (factor {YARN['factor']:g}) with vs without attention_factor",
+            f"YaRN (factor {YARN['factor']:g}) with vs without `attention_factor`",
             "score ratio (median)",
             float(np.median(scaled / plain)),
         ],

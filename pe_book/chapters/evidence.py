@@ -133,7 +133,7 @@ def _():
         "sinusoidal": "`sinusoidal(n, d_model)`, added to the token embeddings",
         "rope": "`rope_frequencies(head_dim)`, queries and keys rotated",
         "xpos": "RoPE, then `xpos_scale` on queries and its inverse on keys",
-        "alibi": r"`alibi_slopes(heads)`, a bias of $-m\,(i - j)$",
+        "alibi": r"`alibi_slopes(num_heads)`, a bias of $-m_h\,(i - j)$ in head $h$",
         "t5": "`t5_relative_bucket`, one learned bias per bucket and head",
     }
     return Table(
@@ -510,10 +510,11 @@ def _():
         "fine-tune. " + _alt_extension()
     ),
     caption=lambda: (
-        f"The RoPE models of the first experiment with their context stretched "
-        f"{_extension()['factor']} times (dashed line: {_extension()['target_len']} tokens), "
-        f"zero-shot and after {_extension()['fine_tune']['steps']} steps of fine-tuning at "
-        f"{_extension()['target_len']} tokens with the stretched frequencies."
+        f"The RoPE models of the first experiment, their context stretched "
+        f"{_extension()['factor']} times (dotted: the training length; dashed: "
+        f"{_extension()['target_len']} tokens), zero-shot and after "
+        f"{_extension()['fine_tune']['steps']} fine-tuning steps at "
+        f"{_extension()['target_len']} tokens."
     ),
 )
 def _(theme):
@@ -606,7 +607,8 @@ def _(theme):
     axes = fig.add_gridspec(*shape).subplots(sharex=True, sharey=True)
     if phone:
         axes = axes.T
-    shown = range(0, len(lengths), 2)  # every other length, level and legible
+    # every other length on a phone's wider panels, the two ends on the narrow wide ones
+    shown = range(0, len(lengths), 2) if phone else (0, len(lengths) - 1)
     for row, stage in enumerate(stages):
         for col, (method, label) in enumerate(METHOD_LABELS.items()):
             ax = axes[row, col]
@@ -633,6 +635,7 @@ def _(theme):
             ax.set_xlabel("length (tokens)")
     else:
         fig.supxlabel("evaluation length (tokens)", fontsize=10)
+        fig.get_layout_engine().set(wspace=0.1)  # "1,024" and the next panel's "64" apart
     fig.colorbar(
         image,
         ax=axes,
@@ -776,12 +779,21 @@ for _enc, _where in (
 ):
     _quote(f"passkey_{_enc}_{_where}", lambda e=_enc, w=_where: passkey(e, _at(w)), ".2f")
 
-for _enc in ("rope", "xpos", "nope"):
-    _quote(
-        f"train_final_{_enc}",
-        lambda e=_enc: _span(results("length_generalisation")["methods"][e]["train_loss_final"])[0],
-        ".2f",
-    )
+
+def _train_final(encoding: str) -> float:
+    """An encoding's final training loss, mean over the seeds."""
+    return _span(results("length_generalisation")["methods"][encoding]["train_loss_final"])[0]
+
+
+_quote("train_final_nope", lambda: _train_final("nope"), ".2f")
+
+
+@value("train_final_rope_xpos")
+def _():
+    """RoPE's and xPos's final training loss, as the prose quotes them: once if equal."""
+    rope, xpos = (f"{_train_final(e):.2f}" for e in ("rope", "xpos"))
+    return f"both at {rope}" if rope == xpos else f"at {rope} and {xpos}"
+
 
 for _method, _stage, _where in (
     ("pi", "zero", "first"),

@@ -69,7 +69,7 @@ def _(theme):
         tables,
         vmin=-1,
         vmax=1,
-        xlabel="dimension $j$  (fast → slow)",
+        xlabel="dimension $j$ (fast → slow)",
         colorbar_label="$PE(pos, j)$",
     )
 
@@ -160,7 +160,7 @@ def _(theme):
     )
     ax.axhline(1.0, color=theme.muted, linestyle="--", linewidth=1)
     ax.set_yscale("log")
-    ax.set_xlabel("pair $i$  (0 = fastest → slowest)")
+    ax.set_xlabel("pair $i$ (0 = fastest → slowest)")
     ax.set_ylabel(f"cycles within {TRAIN_LENGTH} positions")
     ax.grid(True, which="major")
     ax.legend(loc="upper right", markerscale=2.5)

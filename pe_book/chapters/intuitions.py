@@ -36,10 +36,9 @@ QUOTED = ("FORK_D_MODEL", "FORK_CONTEXT", "FORK_PAIRS", "ROTARY_RANGE")
     "starting at 12 o'clock and turning clockwise. On the first clock the hand turns one "
     "radian per position and the seven hands fan out around the face; on the second they "
     "span a narrow wedge; on the third and fourth they overlap at 12 o'clock.",
-    caption=f"Each pair (sin θ, cos θ) of PE (d_model = {CLOCK_D_MODEL}) drawn as a clock "
-    f"hand, for positions 0–{CLOCK_POSITIONS - 1} (darker = earlier → lighter = later). "
-    r"Angle $\theta = pos\,\omega_i$ "
-    "is measured clockwise from 12 o'clock.",
+    caption=r"Each pair $(\sin\theta, \cos\theta)$ of PE "
+    f"(d_model = {CLOCK_D_MODEL}) as a clock hand, for positions 0–{CLOCK_POSITIONS - 1} "
+    r"(darker = earlier). Angle $\theta = pos\,\omega_i$, clockwise from 12 o'clock.",
 )
 def _(theme):
     pe = sinusoidal(CLOCK_POSITIONS, CLOCK_D_MODEL)
@@ -66,7 +65,7 @@ def _(theme):
                 )
         ax.set_title(
             f"pair $i = {i}$\n$\\omega_{i} = {omega[i]:g}$ rad/pos\n"
-            f"$\\lambda_{i}$ = {wavelength[i]:,.0f} pos",
+            f"$\\lambda_{i}$ = {wavelength[i]:,.{0 if wavelength[i] >= 100 else 2}f} pos",
             fontsize=8.5,
         )
         ax.set_xlim(-1.4, 1.4)
@@ -271,14 +270,14 @@ def _():
         [
             "head width head_dim",
             "step ‖PE(1) − PE(0)‖",
-            "closest offset ≥ 2",
+            "closest offset ≥\u00a02",
             "its distance",
             "closer than the neighbour?",
         ],
         _rotary_rows(),
         formats={
             "head width head_dim": "d",
-            "closest offset ≥ 2": ",d",
+            "closest offset ≥\u00a02": ",d",
             "step ‖PE(1) − PE(0)‖": ".4f",
             "its distance": ".4f",
         },

@@ -56,7 +56,7 @@ def _():
     return Table(
         [
             "model",
-            "positions (`max_len`)",
+            "positions $L_{\\max}$",
             "width d_model",
             "learned table",
             "sinusoidal",
@@ -64,7 +64,7 @@ def _():
         ],
         rows,
         formats={
-            "positions (`max_len`)": ",",
+            "positions $L_{\\max}$": ",",
             "width d_model": ",",
             "learned table": ",.0f",
             "token table": ",.0f",

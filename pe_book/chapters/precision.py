@@ -229,7 +229,7 @@ def _():
     ),
     caption=lambda: (
         f"Error of RoPE's cos and sin against the float64 formula (head_dim = {HEAD_DIM}, "
-        f"base = {BASE:,.0f}; the largest over the pairs and over {WINDOW} positions up to "
+        f"base {BASE:,.0f}; the largest over the pairs and over {WINDOW} positions up to "
         "each point)."
     ),
 )

@@ -84,7 +84,7 @@ def _(theme):
             markeredgecolor=theme.text,
             linestyle="none",
         )
-    ax.set_xlabel("offset $k$  (positions)")
+    ax.set_xlabel("offset $k$ (positions)")
     ax.set_ylabel(r"$\|PE(pos+k) - PE(pos)\| / \sqrt{d_{\text{model}}}$")
     ax.grid(True)
     ax.legend(loc="lower right")
@@ -108,7 +108,7 @@ def _(theme):
     fig = new_figure(7.0, 3.4)
     ax = fig.add_subplot()
     ax.plot(
-        k, dot_product_by_offset(k, DOT_D_MODEL), label=r"$\Sigma_i \cos(k\,\omega_i)$", zorder=1
+        k, dot_product_by_offset(k, DOT_D_MODEL), label=r"$\Sigma_i\, \cos(k\,\omega_i)$", zorder=1
     )
     for p, marker in zip(DOT_STARTS, ("o", "x"), strict=True):
         sample = k[::10]
@@ -122,7 +122,7 @@ def _(theme):
             label=f"measured at $pos = {p}$",
             zorder=2,
         )
-    ax.set_xlabel("offset $k$  (positions)")
+    ax.set_xlabel("offset $k$ (positions)")
     ax.set_ylabel(r"$PE(pos) \cdot PE(pos+k)$")
     ax.grid(True)
     ax.legend(loc="upper right", fontsize=8.5)

@@ -63,7 +63,7 @@ def _(theme):
         limit,
         lambda v: abs(v) > 0.6 * limit,
     )  # RdBu is dark at both ends
-    left.set_title("offset $j - i$  (positions)")
+    left.set_title("offset $j - i$ (positions)")
     _annotated(
         right,
         shaw_relative_index(SEQ_LEN, SEQ_LEN, MAX_DISTANCE),

@@ -101,7 +101,7 @@ def _(theme):
     ax.set_xlabel("key position $n$")
     ax.set_ylabel("query position $m$")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
-    bar.set_label(r"score  $q_m^\top k_n$")
+    bar.set_label(r"score $q_m^\top k_n$")
     return fig
 
 
@@ -131,8 +131,8 @@ def _(theme):
             label=f"base = {base:,.0f}",
             linewidth=1.2,
         )
-    ax.set_xlabel("relative distance $m - n$  (positions)")
-    ax.set_ylabel(r"relative upper bound  $(2/d_k)\,\Sigma_j\,|S_j|$")
+    ax.set_xlabel("relative distance $m - n$ (positions)")
+    ax.set_ylabel(r"relative upper bound $(2/d_k)\,\Sigma_j\,|S_j|$")
     ax.set_ylim(bottom=0)
     ax.grid(True)
     ax.legend(loc="upper right")

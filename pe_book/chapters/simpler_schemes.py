@@ -118,7 +118,7 @@ def _(theme):
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("position pos")
-    ax.set_ylabel(r"norm $\|PE(pos)\|$  (log scale)")
+    ax.set_ylabel(r"norm $\|PE(pos)\|$ (log scale)")
     ax.grid(True, which="major")
     label_line_ends(ax, theme)
     return fig

@@ -72,7 +72,7 @@ def _(theme):
         interpolation="nearest",
         origin="upper",
     )
-    ax.set_xlabel("dimension index $j$  (fast on the left, slow on the right)")
+    ax.set_xlabel("dimension index $j$ (fast on the left, slow on the right)")
     ax.set_ylabel("position pos")
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
     bar.set_label("$PE(pos, j)$")
@@ -147,7 +147,7 @@ def _(theme):
         r"relative pair index $2i/d_{\text{model}}$  "
         r"(0 = fastest pair; slowest at $1 - 2/d_{\text{model}}$)"
     )
-    ax.set_ylabel(r"wavelength $2\pi/\omega_i$  (positions)")
+    ax.set_ylabel(r"wavelength $2\pi/\omega_i$ (positions)")
     ax.set_ylim(top=2 * np.pi * 10000 * 3)
     ax.grid(True, which="major")
     ax.legend(loc="lower right")

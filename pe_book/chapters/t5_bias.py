@@ -109,7 +109,7 @@ def _(theme):
     )
     for x in (-MAX_DISTANCE, MAX_DISTANCE):
         ax.axvline(x, color=theme.muted, linestyle=":", linewidth=1.4)
-    ax.set_xlabel("relative position $j - i$  (key − query, in positions)")
+    ax.set_xlabel("relative position $j - i$ (key − query, in positions)")
     ax.set_ylabel("bucket index")
     ax.grid(True)
     fig.legend(loc="outside upper center", ncols=2)  # every part of the plot holds data

@@ -69,9 +69,11 @@ def _rows():
 @table(
     "gallery",
     caption=(
-        "Open models' rotary settings as their config.json files give them "
-        "(docs/data/models/; read by pe_explained.inspect_config), one row per layer type."
+        "Open models' rotary settings as their <code>config.json</code> files give them "
+        "(<code>docs/data/models/</code>; read by <code>pe_explained.inspect_config</code>), "
+        "one row per layer type."
     ),
+    cards=False,  # read down its columns on a phone too
 )
 def _():
     rows = []
@@ -97,6 +99,7 @@ def _():
 @table(
     "gallery_computed",
     caption="What those settings do, computed by <code>pe_explained.inspect_config</code>.",
+    cards=False,
 )
 def _():
     rows = []

@@ -47,7 +47,7 @@ def _():
         ],
         [
             "Transformer-XL",
-            "extra logit terms (b), (d)",
+            "two extra logit terms",
             "every layer",
             f"{_tuple(seq_len, d_model)}: $R$ for offsets $i - j = 0, \\dots, {seq_len - 1}$",
         ],
@@ -139,7 +139,7 @@ def _(theme):
     "except in T5, which leaves them unscaled); these boxes are highlighted and labelled "
     "with shapes.",
     caption=f"Relative schemes act inside attention, in every layer ({CONFIG_TEXT}): RoPE "
-    "rotates $q$ and $k$; ALiBi and the T5 bias add a per-head bias to the logits.",
+    "rotates $Q$ and $K$; ALiBi and the T5 bias add a per-head bias to the logits.",
 )
 def _(theme):
     steps = [
@@ -147,7 +147,7 @@ def _(theme):
         ("$Q$, $K$, $V$ per head", _shape("queries, keys, values"), False),
         ("RoPE: rotate $Q$ and $K$ by position", _shape("queries, keys, values"), True),
         (
-            r"logits $Q K^\top / \sqrt{d_k}$  (T5: $Q K^\top$, unscaled)",
+            r"logits $Q K^\top / \sqrt{d_k}$ (T5: $Q K^\top$, unscaled)",
             _shape("attention scores"),
             False,
         ),

@@ -97,7 +97,7 @@ def _():
     for i in (0, 8, 16, 24, 31):
         rows.append([i, zeta[i], *(zeta[i] ** (d / SCALE_BASE) for d in (512, 2048, 8192))])
     return Table(
-        ["pair $i$", "decay ζ_i", "factor at distance 512", "at 2048", "at 8192"],
+        ["pair $i$", "decay ζ_i", "factor at distance 512", "at 2,048", "at 8,192"],
         rows,
         default_format=".3g",
     )

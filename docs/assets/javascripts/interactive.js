@@ -467,8 +467,10 @@
     ], st.layout, set("layout"));
     const moves = h("div", { class: "pe-i-control pe-i-buttons" });
     f.form.append(moves);
-    [[-1, "*m* and *n* − 1"], [1, "*m* and *n* + 1"]].forEach(([by, text]) => {
-      const button = h("button", { type: "button" }, ...marked(text));
+    [[-1, "both − 1"], [1, "both + 1"]].forEach(([by, text]) => {
+      // the offset m − n stays: query and key move together
+      const button = h("button", { type: "button", title: "move m and n together" },
+        ...marked(text));
       button.addEventListener("click", () => {
         if (Math.min(st.m, st.n) + by < 0 || Math.max(st.m, st.n) + by > d.max_position) return;
         st.m += by;
