@@ -20,10 +20,16 @@ class Reference:
     title: str
     venue: str
     url: str
+    suffix: str = ""  # "a", "b": two works of one label and year, "Yang et al., 2024a"
+
+    @property
+    def cited_year(self) -> str:
+        """The year as citations print it, with its suffix: ``"2024a"``."""
+        return f"{self.year}{self.suffix}"
 
 
-def _r(authors, short, year, title, venue, url):
-    return Reference(authors, short, year, title, venue, url)
+def _r(authors, short, year, title, venue, url, suffix=""):
+    return Reference(authors, short, year, title, venue, url, suffix)
 
 
 REFERENCES: dict[str, Reference] = {
@@ -269,20 +275,22 @@ REFERENCES: dict[str, Reference] = {
     "yang2024qwen2": _r(
         "An Yang, Baosong Yang, Binyuan Hui, Bo Zheng, Bowen Yu, Chang Zhou, et al. "
         "(Qwen Team, Alibaba Group)",
-        "Qwen Team (Qwen2)",
+        "Yang et al.",
         2024,
         "Qwen2 Technical Report",
         "arXiv:2407.10671",
         "https://arxiv.org/abs/2407.10671",
+        suffix="a",
     ),
     "yang2024qwen25": _r(
         "An Yang, Baosong Yang, Beichen Zhang, Binyuan Hui, Bo Zheng, Bowen Yu, et al. "
         "(Qwen Team, Alibaba Group)",
-        "Qwen Team (Qwen2.5)",
+        "Yang et al.",
         2024,
         "Qwen2.5 Technical Report",
         "arXiv:2412.15115",
         "https://arxiv.org/abs/2412.15115",
+        suffix="b",
     ),
     "kamradt2023": _r(
         "Greg Kamradt",
@@ -311,7 +319,7 @@ REFERENCES: dict[str, Reference] = {
     ),
     "transformers2025yarnfactor": _r(
         "jklj077 and Hugging Face transformers maintainers",
-        "transformers issue #38224",
+        "jklj077",
         2025,
         "YaRN: factor is not effective with original_max_position_embeddings "
         "(issue #38224, fixed by pull request #40320, August 2025)",

@@ -55,14 +55,17 @@ def _anchor(kind: str, name: str) -> str:
     return f"{'fig' if kind == 'figure' else 'table'}-{name.replace('.', '-').replace('_', '-')}"
 
 
-def _numbers(markdown: str) -> dict[tuple[str, str], str]:
+def _numbers(markdown: str, page: str = "") -> dict[tuple[str, str], str]:
     """Number the page's figures and tables in order of appearance, per chapter.
 
     On a page whose first heading is "# 12. …" they are "Figure 12.1", "Table 12.1", …;
-    on other pages "Figure 1", "Table 1". Code fences are skipped.
+    in the appendix (``appendix/…``) "Table A.1"; on other pages "Figure 1", "Table 1".
+    Code fences are skipped.
     """
     chapter = CHAPTER.search(markdown)
     prefix = f"{chapter.group(1)}." if chapter else ""
+    if not chapter and page.startswith("appendix/"):
+        prefix = "A."
     numbers: dict[tuple[str, str], str] = {}
     counts = {"figure": 0, "table": 0}
     lines = markdown.splitlines(keepends=True)
@@ -170,15 +173,15 @@ def cite_markdown(keys: str | list[str], page: str, style: str = "parenthetical"
     refs = [
         (
             REFERENCES[k].short.replace(" et al.", "\u00a0et\u00a0al."),
-            REFERENCES[k].year,
+            REFERENCES[k].cited_year,
             f"{link}#{k}",
         )
         for k in keys
     ]
     if style == "textual":
-        names = [f"[{short} ({year})]({url})" for short, year, url in refs]
+        names = [f"[{short}\u00a0({year})]({url})" for short, year, url in refs]
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    inner = "; ".join(f"[{short}, {year}]({url})" for short, year, url in refs)
+    inner = "; ".join(f"[{short},\u00a0{year}]({url})" for short, year, url in refs)
     if style == "bare":
         return inner
     if style == "parenthetical":
@@ -205,18 +208,20 @@ def reference_item(key: str) -> str:
     authors = ref.authors.rstrip(".")
     # a title that ends a sentence of its own ("…?") takes no full stop after it
     stop = "" if ref.title.endswith(("?", "!", ".")) else "."
-    return f"**{ref.short}, {ref.year}.** {authors}. [{ref.title}]({ref.url}){stop} *{venue}*."
+    return (
+        f"**{ref.short}, {ref.cited_year}.** {authors}. [{ref.title}]({ref.url}){stop} *{venue}*."
+    )
 
 
-def _reference_order(key: str) -> tuple[str, int]:
+def _reference_order(key: str) -> tuple[str, str]:
     """Where a reference sorts: by the label its citations print, then by year."""
-    return REFERENCES[key].short.lower(), REFERENCES[key].year
+    return REFERENCES[key].short.lower(), REFERENCES[key].cited_year
 
 
 def references_markdown(keys: list[str], page: str) -> str:
     """A chapter's references, in the bibliography's order (:func:`_reference_order`)."""
     link = _relative(BIBLIOGRAPHY_PAGE, page)
-    ordered = sorted(keys, key=lambda k: _reference_order(k) if k in REFERENCES else ("", 0))
+    ordered = sorted(keys, key=lambda k: _reference_order(k) if k in REFERENCES else ("", ""))
     # a no-break space: the arrow never ends a line without its word
     return "\n".join(f"- {reference_item(k)} [↗\u00a0bibliography]({link}#{k})" for k in ordered)
 
@@ -250,7 +255,7 @@ def expand_shortcodes(
     to the CSS pixel size of their SVG.
     """
     load_all()
-    numbers = _numbers(markdown)
+    numbers = _numbers(markdown, page)
 
     def replace(match: re.Match, line_start: int) -> str:
         """``match`` a shortcode of the line that starts at ``line_start`` in the page."""
@@ -434,8 +439,10 @@ def render_math(page_html: str, page: str) -> str:
         # a prime at full size beside its base, as text sets "f′": a script-size prime in
         # the math font is a speck above "base"
         mathml = _PRIMED.sub(r'\1<mo lspace="0" rspace="0">&#x02032;</mo>', mathml)
-        # a slash is ordinary in TeX too: "d_k/2", not "d_k / 2"
-        mathml = mathml.replace("<mo>&#x0002F;</mo>", '<mo lspace="0" rspace="0">&#x0002F;</mo>')
+        # a slash is ordinary in TeX too: "d_k/2", not "d_k / 2"; a full stop that ends a
+        # display sits against what it ends, as a comma does
+        for mark in ("&#x0002F;", "&#x0002E;"):
+            mathml = mathml.replace(f"<mo>{mark}</mo>", f'<mo lspace="0" rspace="0">{mark}</mo>')
         # thousands separators, 62{,}832 or 1{,}048{,}576: one number, not a list
         mathml = _GROUPED.sub(
             lambda m: "<mn>" + _TAG.sub("", m.group(0)).replace("&#x0002C;", ",") + "</mn>", mathml
@@ -814,7 +821,7 @@ def bound_punctuation(page_html: str) -> str:
 
 
 #: A reference by number, "chapter 9", "Table 3.2": its word and its number.
-_NUMBERED = re.compile(r"\b((?:[Cc]hapters?|Figure|Table|[Pp]art)) (\d|[IV]+\b)")
+_NUMBERED = re.compile(r"\b((?:[Cc]hapters?|[Cc]h\.|Figure|Table|[Pp]art)) (\d|[IV]+\b|A\.\d)")
 #: A product of two numbers, "8 × 256", or a step from one to another, "7 → 8".
 _PRODUCT = re.compile(r"(\d) ([×→]) (\d)")
 #: A range of numbers, "1,117–4,080": word joiners around the dash keep it whole.

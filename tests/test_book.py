@@ -223,8 +223,8 @@ def test_figure_markdown_has_both_variants_sizes_and_alt():
 
 
 # "et al." joined by no-break spaces: a line never ends on "Press et"
-_VASWANI = "[Vaswani\u00a0et\u00a0al., 2017](../appendix/bibliography.md#vaswani2017)"
-_SU = "[Su\u00a0et\u00a0al., 2021](../appendix/bibliography.md#su2021)"
+_VASWANI = "[Vaswani\u00a0et\u00a0al.,\u00a02017](../appendix/bibliography.md#vaswani2017)"
+_SU = "[Su\u00a0et\u00a0al.,\u00a02021](../appendix/bibliography.md#su2021)"
 
 
 def _cited(markdown: str) -> str:
@@ -248,10 +248,10 @@ def test_a_citation_inside_a_parenthesis_adds_none_of_its_own():
 
 
 def test_citet_names_the_authors_as_part_of_the_sentence():
-    textual = "[Su\u00a0et\u00a0al. (2021)](../appendix/bibliography.md#su2021)"
+    textual = "[Su\u00a0et\u00a0al.\u00a0(2021)](../appendix/bibliography.md#su2021)"
     assert _cited("as {{ citet: su2021 }} found") == f"as {textual} found"
     both = _cited("{{ citet: vaswani2017, su2021 }}")
-    vaswani = "[Vaswani\u00a0et\u00a0al. (2017)](../appendix/bibliography.md#vaswani2017)"
+    vaswani = "[Vaswani\u00a0et\u00a0al.\u00a0(2017)](../appendix/bibliography.md#vaswani2017)"
     assert both == f"{vaswani} and {textual}"
 
 
@@ -482,6 +482,9 @@ def test_figures_and_tables_are_numbered_per_chapter_and_referenced_by_number():
     # a page without a chapter number counts from 1 without a prefix
     plain = expand_shortcodes(f"# Home\n\n{{{{ figure: {figs[0]} }}}}\n", "index.md", sizes)
     assert ">Figure 1<" in plain
+    # in the appendix, "Table A.1"
+    appendix = expand_shortcodes(f"# Glossary\n\n{{{{ table: {tab} }}}}\n", "appendix/g.md", sizes)
+    assert ">Table A.1<" in appendix
 
 
 #: Pages whose figure or table speaks for itself: the home page's, the glossary's list.

@@ -283,6 +283,7 @@ def test_an_alignment_mark_outside_split_fails_the_build():
     [  # ordinary symbols in TeX, no operator space around them; a prime at full size
         (r"K^{c\top}", "<mi>c</mi><mi>&#x022A4;</mi>"),
         (r"d_k/2", '<mo lspace="0" rspace="0">&#x0002F;</mo>'),
+        (r"x = \big(a\big).", '<mo lspace="0" rspace="0">&#x0002E;</mo>'),
         (r"\text{base}' = 2", '<mtext>base</mtext><mo lspace="0" rspace="0">&#x02032;</mo>'),
     ],
 )

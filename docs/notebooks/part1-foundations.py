@@ -77,7 +77,7 @@ print("largest change in the output for 'dog':", round(float(np.abs(out_swapped[
 # ## 2. The sinusoidal table
 #
 # Pair $i$ of the encoding is a sine and a cosine of the same angle,
-# $\theta = pos \cdot \omega_i$, with $\omega_i = \text{base}^{-2i/d_{\text{model}}}$. In the
+# $\theta = pos\,\omega_i$, with $\omega_i = \text{base}^{-2i/d_{\text{model}}}$. In the
 # *interleaved* layout of [Vaswani et al. (2017)](https://pe-explained.github.io/pe_explained/appendix/bibliography/#vaswani2017), column $2i$ holds
 # the sine and column $2i+1$ the cosine.
 

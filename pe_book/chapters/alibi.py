@@ -160,6 +160,7 @@ def _(theme):
         bar = fig.colorbar(image, cax=left.inset_axes((1.06, 0.0, 0.06, 1.0)))
     else:
         bar = fig.colorbar(image, ax=left, shrink=0.85)
+        fig.get_layout_engine().set(wspace=0.08)  # the bar's ticks clear of the next label
     bar.set_label("bias $-m_1\\,(i - j)$")
     bar.ax.yaxis.set_label_position("left")
     distance = np.arange(FIGURE_LEN)

@@ -95,8 +95,8 @@ def _():
 
 @table(
     "costs",
-    caption=f"One decoder configuration: d_model = {D_MODEL}, {NUM_HEADS} heads of "
-    f"{HEAD_DIM}, {NUM_LAYERS} layers, sequences of {SEQ_LEN} tokens.",
+    caption=f"One decoder configuration: d_model = {D_MODEL:,}, {NUM_HEADS} heads of "
+    f"{HEAD_DIM}, {NUM_LAYERS} layers, sequences of {SEQ_LEN:,} tokens.",
 )
 def _():
     rotated = 2 * NUM_HEADS * 2 * len(rope_frequencies(HEAD_DIM)[0])  # q and k, 2 per pair

@@ -77,8 +77,8 @@ def _():
             "width": ",d",
             "largest norm": ",.4g",
             "smallest norm": ".4g",
-            "smallest neighbour distance": ".4g",
-            "largest neighbour distance": ".4g",
+            "smallest neighbour distance": ".3e",  # 9.766×10⁻⁴ for index / L
+            "largest neighbour distance": ".3e",
         },
     )
 

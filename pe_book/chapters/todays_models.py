@@ -243,7 +243,7 @@ def _ids():
     ),
     caption=lambda: (
         "Qwen2-VL's three position ids over text, an image and text "
-        "(pe_explained.mrope_position_ids). Text tokens sit on the diagonal."
+        "(<code>pe_explained.mrope_position_ids</code>). Text tokens sit on the diagonal."
     ),
 )
 def _(theme):
@@ -256,7 +256,7 @@ def _(theme):
     ax.text((start + stop - 1) / 2, ids.max() + 0.9, "image tokens", ha="center", va="bottom")
     markers = {"t (time)": ("o", 0), "h (row)": ("s", 1), "w (column)": ("^", 2)}
     for (label, (marker, row)), colour in zip(markers.items(), theme.cycle, strict=False):
-        offset = (row - 1) * 0.12
+        offset = (row - 1) * 0.22  # side by side where the three ids are equal
         ax.plot(
             np.arange(seq) + offset,
             ids[row],
@@ -270,7 +270,7 @@ def _(theme):
     ax.set_ylabel("position id")
     ax.set_ylim(-0.5, ids.max() + 2.2)
     ax.set_xticks(np.arange(0, seq, 2))
-    ax.legend(loc="upper left", frameon=False)
+    ax.legend(loc="upper left")
     return fig
 
 
