@@ -221,7 +221,7 @@ def _reference_order(key: str) -> tuple[str, str]:
 def references_markdown(keys: list[str], page: str) -> str:
     """A chapter's references, in the bibliography's order (:func:`_reference_order`)."""
     link = _relative(BIBLIOGRAPHY_PAGE, page)
-    ordered = sorted(keys, key=lambda k: _reference_order(k) if k in REFERENCES else ("", ""))
+    ordered = sorted(keys, key=_reference_order)  # the keys are known (expand_shortcodes)
     # a no-break space: the arrow never ends a line without its word
     return "\n".join(f"- {reference_item(k)} [↗\u00a0bibliography]({link}#{k})" for k in ordered)
 
@@ -428,7 +428,6 @@ def render_math(page_html: str, page: str) -> str:
                 "shorter than its terms and in dashes; name the terms in the prose"
             )
         mathml = _unary_signs(mathml)
-        mathml = _ONE_UPRIGHT.sub(_upright_letter, mathml)
         mathml = _upright_names(mathml)
         mathml = _function_spacing(mathml)
         mathml = _NORM_BAR.sub('<mo stretchy="false">&#x02016;</mo>', mathml)
@@ -538,9 +537,6 @@ def _fenced_matrices(latex: str) -> str:
 #: every page for such runs).
 NAMES = frozenset({"PE", "pos", "model", "head", "dim", "base", "seq", "len"})
 
-#: A run of two or more single-letter identifiers that are siblings, and the tag before
-#: it; a run right after the start tag of a script, fraction or root is that element's
-#: base and scripts, never a name. (Greek letters come as character references.)
 #: A ``\\mathrm{…}`` of one letter as latex2mathml writes it: a character reference with
 #: no ``mathvariant``, which a browser sets in italic like any one-letter identifier.
 _ONE_UPRIGHT = re.compile(r"<mi>&#x000([4-7][0-9A-Fa-f]);</mi>")
@@ -553,6 +549,9 @@ def _upright_letter(match: re.Match) -> str:
     return f'<mi mathvariant="normal">{letter}</mi>'
 
 
+#: A run of two or more single-letter identifiers that are siblings, and the tag before
+#: it; a run right after the start tag of a script, fraction or root is that element's
+#: base and scripts, never a name. (Greek letters come as character references.)
 _MI_RUN = re.compile(r"(<[^<>]+>)((?:<mi>[A-Za-z]</mi>){2,})")
 _UPRIGHT_RUN = re.compile(r'(?:<mi mathvariant="normal">[^<]</mi>){2,}')
 _POSITIONAL = re.compile(r"<(msub|msup|msubsup|munder|mover|munderover|mfrac|mroot)\b")
@@ -561,7 +560,7 @@ _POSITIONAL = re.compile(r"<(msub|msup|msubsup|munder|mover|munderover|mfrac|mro
 def _upright_names(mathml: str) -> str:
     """One upright ``<mi>`` for a name spelled as italic letters (``pos``, ``PE``) and
     for a ``\\mathrm{…}`` of several letters, which latex2mathml splits into one
-    identifier per letter."""
+    identifier per letter; a ``\\mathrm{…}`` of one letter kept upright (``\\mathrm{i}``)."""
 
     def name(match: re.Match) -> str:
         before, run = match.groups()
@@ -573,6 +572,7 @@ def _upright_names(mathml: str) -> str:
     def upright(match: re.Match) -> str:
         return f"<mi>{''.join(re.findall(r'>([^<])<', match.group(0)))}</mi>"
 
+    mathml = _ONE_UPRIGHT.sub(_upright_letter, mathml)
     return _MI_RUN.sub(name, _UPRIGHT_RUN.sub(upright, mathml))
 
 
@@ -826,14 +826,14 @@ _NUMBERED = re.compile(r"\b((?:[Cc]hapters?|[Cc]h\.|Figure|Table|[Pp]art)) (\d|[
 _PRODUCT = re.compile(r"(\d) ([×→]) (\d)")
 #: A range of numbers, "1,117–4,080": word joiners around the dash keep it whole.
 _RANGE = re.compile(r"(\d)–(\d)")
-#: "Shaw et al." in running text (a citation joins its own, :func:`cite_html`).
+#: "Shaw et al." in running text (a citation joins its own, :func:`cite_markdown`).
 _ET_AL = re.compile(r"(\w) et al\.")
 
 
 def joined_numbers(page_html: str) -> str:
     """ "chapter 9", "Figure 3.2", "Part IV" with a no-break space, so that a line never
-    ends on "(chapter" with the number on the next, and "8 × 256" likewise; code blocks
-    are left alone.
+    ends on "(chapter" with the number on the next; "8 × 256", "7 → 8", "Shaw et al."
+    and a range "1,117–4,080" kept whole likewise; code blocks are left alone.
 
     >>> joined_numbers("see (chapter 9), Figure 3.2").split(" ")  # no-break spaces inside
     ['see', '(chapter\\xa09),', 'Figure\\xa03.2']

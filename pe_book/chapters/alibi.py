@@ -45,19 +45,15 @@ def _bloom_groups() -> tuple[np.ndarray, np.ndarray]:
     return slopes[:ladder], slopes[ladder:]
 
 
-def _power(slope: float) -> str:
-    """A slope as a power of two with a fractional exponent, as math: ``$2^{-1/16}$``."""
+def _power(slope: float, spec: str = ".4f") -> str:
+    """A slope as a power of two with a fractional exponent and its value, as one formula
+    that never breaks: ``$2^{-1/16} = 0.9576$``."""
     sixteenths = -np.log2(slope) * 16
     whole = round(float(sixteenths))
     fraction = f"{whole // 16}" if whole % 16 == 0 else f"{whole}/16"
     if whole % 16 and whole % 2 == 0:
         fraction = f"{whole // 2}/8"
-    return f"$2^{{-{fraction}}}$"
-
-
-def _power_is(slope: float, spec: str = ".4f") -> str:
-    """:func:`_power` and its value as one formula, never broken: ``$2^{-1/16} = 0.9576$``."""
-    return f"{_power(slope)[:-1]} = {slope:{spec}}$"
+    return f"$2^{{-{fraction}}} = {slope:{spec}}$"
 
 
 @value("bloom_ladder_heads")
@@ -78,14 +74,14 @@ def _():
 @value("bloom_ladder_range")
 def _():
     ladder, _ = _bloom_groups()
-    return f"{_power_is(ladder[0])} to {_power_is(ladder[-1], '.4g')}"
+    return f"{_power(ladder[0])} to {_power(ladder[-1], '.4g')}"
 
 
 @value("bloom_filled_range")
 def _():
     _, filled = _bloom_groups()
     first, second, last = filled[0], filled[1], filled[-1]
-    return f"{_power_is(first)}, {_power_is(second)}, …, {_power_is(last)}"
+    return f"{_power(first)}, {_power(second)}, …, {_power(last)}"
 
 
 ROW_TERM_HEADS = 12  # not a power of two: slopes such as 2^-0.5 are not exact in binary
