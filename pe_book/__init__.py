@@ -154,7 +154,12 @@ VALUES: dict[str, ValueSpec] = {}
 
 
 def _chapter(module: str) -> str:
-    """The chapter a module registers for: the last part of its name."""
+    """The chapter a module registers for: its name under :mod:`pe_book.chapters` (a
+    chapter written as a package, ``chapters/evidence/``, registers every module of it
+    as ``evidence``); elsewhere the last part of its name."""
+    prefix = f"{__name__}.chapters."
+    if module.startswith(prefix):
+        return module[len(prefix) :].partition(".")[0]
     return module.rpartition(".")[2]
 
 
@@ -190,7 +195,7 @@ def table(name: str, *, caption: Text = "", cards: bool = True):
     """Register a table builder returning a :class:`Table`, as ``<chapter>.<name>``.
 
     ``cards=False`` keeps the table a grid on phones, where a wide table would otherwise
-    become one card per row (:func:`pe_book.site.card_tables`): for results read down a
+    become one card per row (:func:`pe_book.pages.tables.card_tables`): for results read down a
     column, one length across every encoding, which cards would scatter.
     """
     _check_name("table", name)

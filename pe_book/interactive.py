@@ -29,6 +29,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .text import inline_math_html
+
 __all__ = ["INTERACTIVES", "InteractiveSpec", "colormap_stops", "interactive", "interactive_html"]
 
 
@@ -88,8 +90,6 @@ def interactive_html(name: str) -> str:
         raise TypeError(f"interactive {name!r} must return a dict of parameters")
     data = html.escape(json.dumps(params, separators=(",", ":"), sort_keys=True), quote=True)
     anchor = f"interactive-{name.replace('_', '-')}"
-    from .site import inline_math_html  # the site's rendering; it imports the chapters
-
     title = inline_math_html(spec.title, plain=True)  # $…$ set as the prose sets it
     return (
         f'<div class="pe-interactive" id="{anchor}" data-interactive="{name}" '

@@ -4,12 +4,13 @@
   ``mkdocs serve`` picks up edits to the library and the book.
 * ``on_files`` renders every registered figure (light and dark SVG, cached by
   a content hash) and adds them to the site, so ``--strict`` checks links to them.
-* ``on_page_markdown`` expands ``{{ figure: … }}``, ``{{ table: … }}``,
-  ``{{ value: … }}``, ``{{ cite: … }}`` and ``{{ references: … }}``.
-* ``on_page_content`` renders math to MathML (no script, no network) and
-  finishes the pages of the companion notebooks (``docs/notebooks/*.py``,
-  executed by mkdocs-jupyter); it runs before other plugins' ``on_page_content``
-  so that they see the finished page.
+* ``on_page_markdown`` runs the shortcode stage of the page pipeline
+  (:mod:`pe_book.pages`): ``{{ figure: … }}``, ``{{ table: … }}``, ``{{ value: … }}``,
+  ``{{ cite: … }}``, ``{{ references: … }}`` and the rest.
+* ``on_page_content`` runs its HTML stages (math to MathML, with no script and no
+  network; tables; typography) and finishes the pages of the companion notebooks
+  (``docs/notebooks/*.py``, executed by mkdocs-jupyter); it runs before other
+  plugins' ``on_page_content`` so that they see the finished page.
 * ``on_env``, once every page is rendered, writes the math font: STIX Two Math
   subset to the characters of the pages' MathML (:mod:`pe_book.fonts`).
 * ``on_post_build``, after print-site has written the whole book on one page,
@@ -50,7 +51,7 @@ def on_config(config):
 
 
 def on_files(files, config):
-    render, site, notebooks = _book("render"), _book("site"), _book("notebooks")
+    render, pages, notebooks = _book("render"), _book("pages"), _book("notebooks")
     notebooks.start_executing(files, config)  # in the background, while figures render
     cache = Path(config["config_file_path"]).parent / ".cache" / "figures"
     try:
@@ -61,7 +62,7 @@ def on_files(files, config):
     for (name, theme, layout), svg in svgs.items():
         _sizes[(name, layout)] = render.svg_size(svg)
         stem = render.variant_name(name, theme, layout)
-        files.append(File.generated(config, f"{site.FIGURE_DIR}/{stem}.svg", content=svg))
+        files.append(File.generated(config, f"{pages.FIGURE_DIR}/{stem}.svg", content=svg))
     for source in [f for f in files if notebooks.is_notebook(f.src_uri)]:
         text = notebooks.notebook_json(source.abs_src_path)
         files.append(File.generated(config, notebooks.download_name(source.src_uri), content=text))
@@ -71,8 +72,7 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    site = _book("site")
-    notebooks = _book("notebooks")
+    pages, notebooks = _book("pages"), _book("notebooks")
     if notebooks.is_notebook(page.file.src_uri):
         try:
             notebooks.wait_for(page.file.abs_src_path)
@@ -80,20 +80,20 @@ def on_page_markdown(markdown, page, config, files):
             raise PluginError(f"{page.file.src_uri}: executing the notebook failed: {exc}") from exc
         return markdown  # a notebook's page is rendered by mkdocs-jupyter
     try:
-        return site.expand_shortcodes(markdown, page.file.src_uri, _sizes)
-    except site.BookError as exc:
+        return pages.expand_shortcodes(markdown, page.file.src_uri, _sizes)
+    except pages.BookError as exc:
         raise PluginError(str(exc)) from exc
 
 
 @event_priority(50)
 def on_page_content(html, page, config, files):
-    site, notebooks = _book("site"), _book("notebooks")
+    pages, notebooks = _book("pages"), _book("notebooks")
     try:
         if notebooks.is_notebook(page.file.src_uri):
-            html = notebooks.finish_page(html, page, config, files)
+            html = pages.finish_notebook_page(html, page, config, files)
         else:
-            html = site.finish_html(html, page.file.src_uri)
-    except site.BookError as exc:
+            html = pages.finish_html(html, page.file.src_uri)
+    except pages.BookError as exc:
         raise PluginError(str(exc)) from exc
     _math_chars.update(_book("fonts").math_characters(html))
     return html

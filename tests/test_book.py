@@ -10,27 +10,21 @@ import pytest
 
 from pe_book import FIGURES, TABLES, VALUES, Table, load_all, table
 from pe_book.notation import math_notation
+from pe_book.pages import BookError, expand_shortcodes
+from pe_book.pages.mathml import render_math
+from pe_book.pages.tables import CARD_ROWS, card_tables, table_markdown
+from pe_book.phone import labels_under_phone_figure, smallest_text, tidy_stacked_panels
 from pe_book.references import REFERENCES
-from pe_book.render import draw_figure, format_cell, render_svg, svg_size, table_markdown
-from pe_book.site import (
-    CARD_ROWS,
-    BookError,
-    card_tables,
-    expand_shortcodes,
-    inline_math_html,
-    render_math,
-)
+from pe_book.render import draw_figure, render_svg, svg_size
 from pe_book.style import (
     MAX_LEGEND_ENTRIES,
     PHONE_WIDTH,
     THEMES,
     direct_labels,
-    labels_under_phone_figure,
     new_figure,
     phone_layout,
-    smallest_text,
-    tidy_stacked_panels,
 )
+from pe_book.text import format_cell, inline_math_html
 
 matplotlib.use("Agg")
 load_all()

@@ -76,7 +76,7 @@ def test_no_page_types_the_names_its_citation_prints(path):
 
 
 def test_the_bibliography_is_sorted_by_surname_and_prints_names_as_written():
-    from pe_book.site import bibliography
+    from pe_book.pages.citations import bibliography
 
     keys = re.findall(r'<span id="([^"]+)">', bibliography())
     surnames = [REFERENCES[k].short.split()[0].lower() for k in keys]
@@ -93,13 +93,13 @@ def uncited_references(markdown: str) -> list[str]:
     """The keys of a page's reference list that nothing on the page cites: no
     ``{{ cite }}`` or ``{{ citet }}`` of its prose, no citation in its generated tables."""
     from pe_book import load_all
-    from pe_book.render import table_markdown
+    from pe_book.pages.tables import table_markdown
 
     listed = [k.strip() for m in REFERENCES_LIST.findall(markdown) for k in m.split(",")]
     cited = {k.strip() for m in CITE.findall(markdown) for k in m.split(",")}
     load_all()
     for name in TABLE.findall(markdown):
-        cited |= set(re.findall(r"bibliography\.md#(\w+)\)", table_markdown(name)))
+        cited |= {k.strip() for m in CITE.findall(table_markdown(name)) for k in m.split(",")}
     return [k for k in listed if k and k not in cited]
 
 

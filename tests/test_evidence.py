@@ -119,5 +119,5 @@ def test_position_interpolation_retrieves_better_than_plain_rope_zero_shot():
 @pytest.mark.parametrize("method", list(ev.METHOD_LABELS))
 def test_keys_far_from_the_question_are_lost_first(method):
     for stage in ("zero_shot", "fine_tuned"):
-        grid = ev._depth_grid(ev.results("context_extension")["methods"][method][stage], [LAST])
+        grid = ev.depth_grid(ev.results("context_extension")["methods"][method][stage], [LAST])
         assert grid[0, 0] <= grid[-1, 0], (stage, grid[:, 0])

@@ -24,7 +24,7 @@ from browser_support import DOCS, browser_missing
 import pe_explained as pe
 from pe_book import load_all
 from pe_book.interactive import INTERACTIVES, interactive_html
-from pe_book.site import BookError, expand_shortcodes
+from pe_book.pages import BookError, expand_shortcodes
 from pe_book.style import THEMES
 
 load_all()

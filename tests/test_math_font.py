@@ -21,8 +21,8 @@ from browser_support import built_site, pages_of
 from fontTools.ttLib import TTFont
 
 from pe_book import fonts
-from pe_book import site as book_site
-from pe_book.site import render_math
+from pe_book.pages import BookError
+from pe_book.pages.mathml import render_math
 
 SAMPLE = set("()[]|‖+−=·/0123456789abcdefghijklmnopqrstuvwxyzθω∑") | {"\u2211"}
 
@@ -149,7 +149,7 @@ def test_the_root_sign_keeps_only_its_base_size():
 def test_a_root_over_a_fraction_or_a_stack_fails_the_build():
     """The one size of the root sign covers one line of math, not a fraction."""
     for tex in (r"\sqrt{\frac{1}{2}}", r"\sqrt{1 + \sum_i x_i}", r"\sqrt[3]{\tfrac{a}{b}}"):
-        with pytest.raises(book_site.BookError, match="root over"):
+        with pytest.raises(BookError, match="root over"):
             _math(tex)
     assert "<msqrt>" in _math(r"\sqrt{d_{\text{model}} / 2} + \frac{1}{2}")
     assert "<msqrt>" in _math(r"\sqrt{1 + \ln s / \ln L}")

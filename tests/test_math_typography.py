@@ -1,4 +1,4 @@
-"""How formulas are set (pe_book.site.render_math): names upright, matrices fenced.
+"""How formulas are set (pe_book.pages.mathml.render_math): names upright, matrices fenced.
 
 A name written as letters (``pos``, ``PE``, ``d_{model}``) becomes one upright
 identifier instead of a product of italic letters (θ_i = pos·ω_i must not read as
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from browser_support import built_site, pages_of
 
-from pe_book import site as book_site
-from pe_book.site import NAMES, render_math
+from pe_book.pages import BookError, mathml
+from pe_book.pages.mathml import NAMES, render_math
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -113,7 +113,7 @@ def test_products_indices_and_scripts_are_left_alone(latex, runs):
 
 
 def test_the_scan_reports_a_name_set_as_a_product(monkeypatch):
-    monkeypatch.setattr(book_site, "_upright_names", lambda mathml: mathml)
+    monkeypatch.setattr(mathml, "_upright_names", lambda mathml: mathml)
     assert named_runs(_math(r"\theta_i = pos \cdot \omega_i + \|PE\|")) == ["pos", "PE"]
     assert named_runs(_math(r"d_{model}")) == ["model"]
 
@@ -215,7 +215,7 @@ def test_norm_bars_never_stretch():
 
 
 def test_without_the_spacing_a_log_reads_as_a_product(monkeypatch):
-    monkeypatch.setattr(book_site, "_function_spacing", lambda mathml: mathml)
+    monkeypatch.setattr(mathml, "_function_spacing", lambda mathml: mathml)
     assert "<mi>ln</mi>\n<mi>s</mi>" in _math(r"0.1\ln s")
 
 
@@ -250,7 +250,7 @@ def test_an_empty_group_makes_a_leading_sign_binary():
 
 
 def test_an_operator_name_latex2mathml_breaks_fails_the_build():
-    with pytest.raises(book_site.BookError, match="empty operator"):
+    with pytest.raises(BookError, match="empty operator"):
         _math(r"\operatorname{atan2}(y, x)")
     # a name without a digit renders, and is applied to its argument as TeX sets it
     clip = _math(r"\operatorname{clip}(x)").replace("\n", "")
@@ -267,13 +267,13 @@ def test_the_book_s_operator_names_are_spaced_as_functions():
 def test_a_horizontal_brace_fails_the_build():
     """Chromium stretches U+23DF over less than its terms and draws its joints as gaps."""
     for tex in (r"\underbrace{a + b}_{x}", r"\overbrace{a + b}^{x}"):
-        with pytest.raises(book_site.BookError, match="horizontal brace"):
+        with pytest.raises(BookError, match="horizontal brace"):
             _math(tex, display=True)
 
 
 def test_an_alignment_mark_outside_split_fails_the_build():
     """latex2mathml reads \\begin{aligned} as text and prints its & marks."""
-    with pytest.raises(book_site.BookError, match="outside split"):
+    with pytest.raises(BookError, match="outside split"):
         _math(r"\begin{aligned} a &= b \\ &= c \end{aligned}", display=True)
     assert "<mtable" in _math(r"\begin{split} a &= b \\ &= c \end{split}", display=True)
 

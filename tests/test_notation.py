@@ -10,7 +10,7 @@ import pytest
 
 from pe_book.chapters.glossary import chapter_number
 from pe_book.notation import DM, SYMBOLS, glossary_term, tex
-from pe_book.site import _outside_fences, expand_shortcodes
+from pe_book.pages.shortcodes import expand_shortcodes, outside_fences
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -101,7 +101,7 @@ def prose_lines():
     """``(page, line)`` for every line of every page outside its code fences."""
     for page in sorted(DOCS.rglob("*.md")):
         lines = page.read_text(encoding="utf-8").splitlines()
-        for line, outside in zip(lines, _outside_fences(lines), strict=True):
+        for line, outside in zip(lines, outside_fences(lines), strict=True):
             if outside:
                 yield page.relative_to(DOCS), line
 

@@ -16,16 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pe_book.notebooks import (
-    download_name,
-    finish_html,
-    is_notebook,
-    notebook_json,
-    plot_files,
-    read_notebook,
-    relative_url,
-)
-from pe_book.site import BookError
+from pe_book.notebooks import download_name, is_notebook, notebook_json, read_notebook
+from pe_book.pages import BookError
+from pe_book.pages.notebook import finish_html, plot_files, relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -325,7 +318,8 @@ def test_printed_chunks_become_one_output(tmp_path):
 
 
 def test_markdown_math_becomes_the_chapters_mathml():
-    from pe_book.site import inline_math_html, render_math
+    from pe_book.pages.mathml import render_math
+    from pe_book.text import inline_math_html
 
     text = "angle $\\theta = pos \\cdot \\omega_i$ & <more>"
     html = render_math(inline_math_html(text, plain=True), "nb")

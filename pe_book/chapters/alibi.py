@@ -10,8 +10,8 @@ from pe_explained.attention import softmax
 
 from .. import Table, figure, table, value
 from ..interactive import colormap_stops, interactive
-from ..render import format_cell
 from ..style import THEMES, direct_labels, new_figure, phone_layout_active
+from ..text import format_cell
 
 HEAD_COUNTS = (8, 12, 16)
 FIGURE_HEADS, FIGURE_LEN = 8, 12

@@ -6,16 +6,14 @@ from pe_explained.learned import learned_parameter_count
 from pe_explained.rope import rope_frequencies
 
 from .. import Table, table, value
-from ..site import cite_markdown
-
-PAGE = "practice/choosing.md"
 
 D_MODEL, NUM_HEADS, NUM_LAYERS, SEQ_LEN, T5_BUCKETS = 4096, 32, 32, 4096, 32
 HEAD_DIM = D_MODEL // NUM_HEADS
 
 
 def _cite(*keys: str) -> str:
-    return cite_markdown(list(keys), PAGE)
+    """A citation of ``keys``, expanded by the page's shortcode stage as on the pages."""
+    return f"{{{{ cite: {', '.join(keys)} }}}}"
 
 
 @table(
@@ -60,7 +58,7 @@ def _():
             "relative (from absolute rotations)",
             "degrades without rescaling; extended by PI, NTK, YaRN "
             f"([ch. 15](../modern/context-extension.md); "
-            f"{cite_markdown(['chen2023', 'peng2024'], PAGE, 'bare')})",
+            f"{_cite('chen2023', 'peng2024')})",
             f"GPT-NeoX {_cite('black2022')}, Llama {_cite('touvron2023')}, "
             f"Mistral {_cite('jiang2023')}, Qwen {_cite('bai2023')}",
         ),

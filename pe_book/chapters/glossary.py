@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .. import Table, table
 from ..notation import SYMBOLS
-from ..site import CHAPTER
+from ..text import CHAPTER
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -16,8 +16,8 @@ from pe_explained.properties import (
 )
 
 from .. import Table, figure, table, value
-from ..render import format_cell
 from ..style import new_figure
+from ..text import format_cell
 
 CLOCK_D_MODEL, CLOCK_POSITIONS = 8, 7  # four clocks, hands for positions 0 … 6
 COUNTER_LEN, COUNTER_BITS, COUNTER_D_MODEL = 64, 4, 16

@@ -8,8 +8,8 @@ from pe_explained import sinusoidal
 from pe_explained.attention import attention_weights, self_attention, toy_embeddings
 
 from .. import Table, figure, table, value
-from ..render import format_cell
 from ..style import new_figure
+from ..text import format_cell
 
 D_MODEL, SEED = 16, 0
 SENTENCE_A = ("dog", "bites", "man")

@@ -14,8 +14,8 @@ from pe_explained.precision import (
 )
 
 from .. import Table, figure, table, value
-from ..render import format_cell
 from ..style import new_figure
+from ..text import format_cell
 
 HEAD_DIM, BASE = 128, 10000.0
 #: The lengths the angle-error table reports, and how many positions end at each.

@@ -15,8 +15,8 @@ from pe_explained.xpos import (
 )
 
 from .. import Table, figure, table, value
-from ..render import format_cell
 from ..style import new_figure
+from ..text import format_cell
 
 HEAD_DIM, SCALE_BASE = 64, 512
 FAR = np.arange(2048, 8193)  # "far" distances for the oscillation numbers

@@ -1,0 +1,170 @@
+"""Chapter 22's tables: the set-up, and loss and passkey accuracy by length, each cell
+the mean over the seeds with their range."""
+
+from __future__ import annotations
+
+from ... import Table, table
+from ...experiments import passkey_by_length, results, seed_cell, span
+from ...notation import DM
+from .common import ENCODING_LABELS, METHOD_LABELS, extension, wall_minutes
+
+# Set-up ------------------------------------------------------------------------------
+
+
+@table(
+    "encodings",
+    caption="What each model takes from pe_explained: the one place where the seven "
+    "decoders differ.",
+)
+def _():
+    train_len = results("length_generalisation")["train_len"]
+    uses = {
+        "nope": "nothing: the causal mask alone",
+        "learned": f"a trained table of {train_len} rows; later positions read the last row",
+        "sinusoidal": "`sinusoidal(n, d_model)`, added to the token embeddings",
+        "rope": "`rope_frequencies(head_dim)`, queries and keys rotated",
+        "xpos": "RoPE, then `xpos_scale` on queries and its inverse on keys",
+        "alibi": r"`alibi_slopes(num_heads)`, a bias of $-m_h\,(i - j)$ in head $h$",
+        "t5": "`t5_relative_bucket`, one learned bias per bucket and head",
+    }
+    return Table(
+        ["encoding", "what the model uses"], [[ENCODING_LABELS[k], v] for k, v in uses.items()]
+    )
+
+
+@table("setup", caption="How the models were trained and evaluated (the results files' settings).")
+def _():
+    data = results("length_generalisation")
+    s = data["settings"]
+    ext = results("context_extension")
+    rows = [
+        [
+            "model",
+            f"decoder, {s['layers']} layers, width ${DM} = {s['d_model']}$, {s['heads']} heads",
+        ],
+        ["parameters", f"{data['methods']['rope']['parameters']:,} (RoPE)"],
+        ["training", f"{s['steps']} steps of {s['batch']} × {data['train_len']} tokens"],
+        ["evaluation lengths", ", ".join(f"{n:,}" for n in data["eval_lens"])],
+        ["seeds", ", ".join(str(x) for x in data["seeds"])],
+        [
+            "context extension",
+            f"factor {ext['factor']}, fine-tune {ext['fine_tune']['steps']} steps of "
+            f"{ext['fine_tune']['batch']} × {ext['target_len']} tokens",
+        ],
+        ["wall time", f"{wall_minutes()} minutes on {data['run']['hardware']['cpu_count']} cores"],
+    ]
+    return Table(["setting", "value"], rows)
+
+
+# Length generalisation ---------------------------------------------------------------
+
+
+def _loss_table(mode: str) -> Table:
+    """Mean loss per encoding and length (``mode``: non_overlapping or sliding)."""
+    data = results("length_generalisation")
+    lengths = data["eval_lens"]
+    rows = [
+        [label, *(seed_cell(data["methods"][enc][mode][str(n)]["mean"]) for n in lengths)]
+        for enc, label in ENCODING_LABELS.items()
+        if enc in data["methods"]
+    ]
+    return Table(["encoding", *(f"{n:,}" for n in lengths)], rows)
+
+
+@table(
+    "length_loss",
+    caption=lambda: (
+        "Mean loss over non-overlapping windows of each length (nats per token): mean over "
+        f"the {len(results('length_generalisation')['seeds'])} seeds, range in brackets. "
+        f"Trained at {results('length_generalisation')['train_len']} tokens."
+    ),
+    cards=False,
+)
+def _():
+    return _loss_table("non_overlapping")
+
+
+@table(
+    "sliding_loss",
+    caption=lambda: (
+        "Mean loss with a sliding window of each length, scoring the last quarter of every "
+        "window (nats per token): mean over the seeds, range in brackets."
+    ),
+    cards=False,
+)
+def _():
+    return _loss_table("sliding")
+
+
+@table(
+    "passkey",
+    caption=lambda: (
+        "Passkey accuracy at each length, averaged over the depths: mean over the seeds, "
+        "range in brackets."
+    ),
+    cards=False,
+)
+def _():
+    data = results("length_generalisation")
+    lengths = data["eval_lens"]
+    rows = []
+    for enc, label in ENCODING_LABELS.items():
+        if enc in data["methods"]:
+            rows.append(
+                [label, *(seed_cell(passkey_by_length(data["methods"][enc], n)) for n in lengths)]
+            )
+    return Table(["encoding", *(f"{n:,}" for n in lengths)], rows)
+
+
+# Context extension -------------------------------------------------------------------
+
+
+def _extension_table(stage: str) -> Table:
+    data = extension()
+    lengths = data["eval_lens"]
+    rows = []
+    for method, label in METHOD_LABELS.items():
+        metrics = data["methods"][method][stage]
+        rows.append(
+            [label, *(seed_cell(metrics["non_overlapping"][str(n)]["mean"]) for n in lengths)]
+        )
+    return Table(["method", *(f"{n:,}" for n in lengths)], rows)
+
+
+@table(
+    "extension_zero_shot",
+    caption="Loss of the stretched RoPE models, zero-shot: mean over the seeds, range in brackets.",
+    cards=False,
+)
+def _():
+    return _extension_table("zero_shot")
+
+
+@table(
+    "extension_fine_tuned",
+    caption="Loss of the stretched RoPE models after the fine-tune: mean over the seeds, range "
+    "in brackets.",
+    cards=False,
+)
+def _():
+    return _extension_table("fine_tuned")
+
+
+@table(
+    "extension_passkey",
+    caption="Passkey accuracy of the stretched RoPE models at each length, averaged over the "
+    "depths, zero-shot and fine-tuned: mean over the seeds.",
+    cards=False,
+)
+def _():
+    data = extension()
+    lengths = data["eval_lens"]
+    rows = []
+    for method, label in METHOD_LABELS.items():
+        for stage in ("zero_shot", "fine_tuned"):
+            metrics = data["methods"][method][stage]
+            accs = [span(passkey_by_length(metrics, n))[0] for n in lengths]
+            rows.append([label, stage.replace("_", "-"), *accs])
+    columns = ["method", "stage", *(f"{n:,}" for n in lengths)]
+    # accuracies keep two decimals even where every model scored 1
+    return Table(columns, rows, default_format=".2f", whole_numbers=False)
