@@ -742,22 +742,49 @@ def _phasors(positions: np.ndarray, inv_freq: np.ndarray, scale: float, dtype) -
     return angle_addition(positions, inv_freq, conjugate=False, factor=scale, dtype=dtype)
 
 
-_PHASOR_CACHE: dict = {}
+def _halves_tables(rot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The real tables of the ``"halves"`` layout from the phasors ``rot`` (…, seq, half).
 
-
-def _cached_phasors(positions, inv_freq, scale, dtype) -> np.ndarray:
-    """:func:`_phasors`, remembering the last table.
-
-    A model rotates the queries and the keys of every layer at the same positions,
-    so the table is computed once per forward pass, as real implementations do.
+    ``rot = a·e^{iθ}`` (``a`` the attention factor) gives
+    ``cos2 = a·[cos θ, cos θ]`` and ``sin2 = a·[−sin θ, sin θ]``, each
+    (…, seq, 2·half) in the real dtype of ``rot``: the same rounded numbers as the
+    phasors' real and imaginary parts, laid out for :func:`_rotate_halves`.
     """
-    key = (positions.dtype.str, positions.tobytes(), inv_freq.tobytes(), scale, np.dtype(dtype).str)
-    hit = _PHASOR_CACHE.get("last")
+    cos, sin = rot.real, rot.imag
+    return np.concatenate([cos, cos], axis=-1), np.concatenate([-sin, sin], axis=-1)
+
+
+#: The last rotation table :func:`apply_rope` computed, as ``{"last": (key, table)}``:
+#: one entry at most, so its memory is bounded by one call's table.
+_TABLE_CACHE: dict = {}
+
+
+def _cached_table(positions, inv_freq, scale, dtype, layout):
+    """The table :func:`_rotate` needs for ``layout``, remembering the last one.
+
+    ``"interleaved"``: the phasors ``scale · e^{i pos ω}`` as ``dtype`` (complex);
+    ``"halves"``: the pair ``(cos2, sin2)`` of :func:`_halves_tables`, in the real
+    dtype of ``dtype``. A model rotates the queries and the keys of every layer at
+    the same positions, so the table is computed once per forward pass, as real
+    implementations do. The key holds everything the table depends on.
+    """
+    key = (
+        layout,
+        positions.dtype.str,
+        positions.tobytes(),
+        inv_freq.dtype.str,
+        inv_freq.tobytes(),
+        scale,
+        np.dtype(dtype).str,
+    )
+    hit = _TABLE_CACHE.get("last")
     if hit is not None and hit[0] == key:
         return hit[1]
-    table = _phasors(positions, inv_freq, scale, dtype)
-    table.flags.writeable = False
-    _PHASOR_CACHE["last"] = (key, table)
+    rot = _phasors(positions, inv_freq, scale, dtype)
+    table = rot if layout == "interleaved" else _halves_tables(rot)
+    for array in table if isinstance(table, tuple) else (table,):
+        array.flags.writeable = False
+    _TABLE_CACHE["last"] = (key, table)
     return table
 
 
@@ -799,9 +826,16 @@ def apply_rope(
 
     Notes
     -----
-    Each pair is a complex number ``x_a + i x_b`` and the rotation is one
-    multiply by ``e^{i pos ω}``. The angles are computed in float64 and the
-    product in the precision of ``x`` (float16 in float32).
+    With ``a`` the attention factor and ``θ = pos · ω_i``, every pair ``(x_a, x_b)``
+    becomes ``a · (x_a cos θ − x_b sin θ,  x_b cos θ + x_a sin θ)``.
+    ``"interleaved"`` computes it as one complex multiply,
+    ``(x_a + i x_b) · a e^{iθ}``, on a complex view of ``x``. ``"halves"`` uses real
+    tables, ``x · a[cos θ, cos θ] + swap(x) · a[−sin θ, sin θ]`` with ``swap``
+    exchanging the two halves of every row, a few rows at a time. The angles are
+    computed in float64, the tables held and the products computed in the
+    precision of ``x`` (float16 in float32). The last table is kept for the next
+    call with the same positions, frequencies, attention factor, layout and
+    precision, as a model reuses it for the queries and keys of every layer.
 
     Examples
     --------
@@ -836,11 +870,11 @@ def apply_rope(
     layout = check_choice("layout", layout, LAYOUTS)
     scale = check_float("attention_factor", attention_factor, greater_than=0.0)
 
-    rot = _cached_phasors(pos, freq, scale, _complex_dtype(x.dtype))  # (seq, half)
+    table = _cached_table(pos, freq, scale, _complex_dtype(x.dtype), layout)
     if width == head_dim:
-        return _rotate_pairs(x, rot, layout)
+        return _rotate(x, table, layout)
     out = x.copy()  # the dimensions after rotary_dim pass through
-    out[..., :width] = _rotate_pairs(x[..., :width], rot, layout)
+    out[..., :width] = _rotate(x[..., :width], table, layout)
     return out
 
 
@@ -852,19 +886,56 @@ def _complex_dtype(dtype) -> type:
 def _rotate_pairs(x: np.ndarray, rot: np.ndarray, layout: str) -> np.ndarray:
     """Multiply every pair of the last axis of ``x`` by the phasor ``rot`` (…, seq, half).
 
-    ``rot`` broadcasts against ``x``'s pairs and already holds ``attention_factor · e^{iθ}``;
-    the result has ``x``'s shape and dtype. Shared by every rotary variant of the library.
+    ``rot`` already holds ``attention_factor · e^{iθ}``, one row per row of ``x``, its
+    leading axes broadcasting against ``x``'s; the result has ``x``'s shape and dtype.
+    Shared by every rotary variant of the library.
+    """
+    return _rotate(x, rot if layout == "interleaved" else _halves_tables(rot), layout)
+
+
+def _rotate(x: np.ndarray, table, layout: str) -> np.ndarray:
+    """Rotate every pair of the last axis of ``x`` by ``table`` (from :func:`_cached_table`).
+
+    Computed in float32 for float16 and float32 ``x``, in float64 for float64 ``x``;
+    the result has ``x``'s shape and dtype.
     """
     work = np.float64 if x.dtype == np.float64 else np.float32
-    complex_dtype = _complex_dtype(x.dtype)
-    half = x.shape[-1] // 2
     xw = np.ascontiguousarray(x, dtype=work)
     if layout == "interleaved":  # pairs are adjacent: view each one as a complex number
-        out = np.multiply(xw.view(complex_dtype), rot).view(work)
-    else:  # halves: build z = x[..., :half] + i·x[..., half:], rotate, write the halves back
-        z = np.empty(xw.shape[:-1] + (half,), dtype=complex_dtype)
-        z.real, z.imag = xw[..., :half], xw[..., half:]
-        z *= rot
-        out = np.empty_like(xw)
-        out[..., :half], out[..., half:] = z.real, z.imag
+        out = np.multiply(xw.view(_complex_dtype(x.dtype)), table).view(work)
+    else:
+        out = _rotate_halves(xw, *table)
     return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+#: Elements of ``x`` :func:`_rotate_halves` handles at a time (2 MiB of float32): its
+#: scratch stays that small, and its four passes over one chunk find the chunk in cache.
+_HALVES_CHUNK = 1 << 19
+
+
+def _rotate_halves(x: np.ndarray, cos2: np.ndarray, sin2: np.ndarray) -> np.ndarray:
+    """Rotate pairs ``(j, j + half)`` of ``x`` (C-contiguous) by :func:`_halves_tables`' tables.
+
+    ``cos2`` and ``sin2`` have one row per row of ``x`` (…, seq, 2·half). Four
+    passes, none through a half-width slice (a ufunc over ``x[..., :half]`` runs
+    one short inner loop per row, which costs more than a whole pass): exchange
+    the halves of every row, moving each half as one item; multiply by ``sin2``;
+    multiply ``x`` by ``cos2``; add. They run over a few rows at a time
+    (``_HALVES_CHUNK`` elements), all leading axes together.
+    """
+    seq = x.shape[-2]
+    half = x.shape[-1] // 2
+    block = np.dtype((np.void, half * x.itemsize))  # one half of a row as one item
+    rows = max(1, _HALVES_CHUNK * seq // max(x.size, 1))
+    out = np.empty_like(x)
+    scratch = np.empty(x.shape[:-2] + (min(rows, seq), x.shape[-1]), dtype=x.dtype)
+    for start in range(0, seq, rows):
+        stop = min(start + rows, seq)
+        part, done = x[..., start:stop, :], out[..., start:stop, :]
+        swapped = scratch[..., : stop - start, :]
+        swapped.view(block)[...] = part.view(block)[..., ::-1]  # [x_b, x_a]
+        np.multiply(swapped, sin2[..., start:stop, :], out=swapped)  # [−x_b sin θ, x_a sin θ]
+        np.multiply(part, cos2[..., start:stop, :], out=done)  # [x_a cos θ, x_b cos θ]
+        # (x_a cos θ − x_b sin θ, x_b cos θ + x_a sin θ), each scaled by the attention factor
+        np.add(done, swapped, out=done)
+    return out

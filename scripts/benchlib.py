@@ -2,9 +2,22 @@
 
 Every benchmark reports its result as a ratio to a limit measured in the same
 run on the same machine, so the verdict does not depend on how fast the
-machine is, only on how close the code comes to the limit::
+machine is, only on how close the code comes to the limit.
 
-    ratio = best time of the operation / best time of the limit
+The cases are timed in rounds: every round runs the limit and every case once,
+one after another, in an order that changes from round to round
+(:func:`round_order`) so that every case follows every other equally often:
+what a case leaves behind (freed memory, a filled cache) weighs on all the
+others alike. A case's ratio is the median, over the rounds, of its time
+divided by the limit's time in the same round::
+
+    ratio = median over rounds r of (time of the case in round r / time of the limit in round r)
+
+A load that slows a whole round slows the limit with the cases, and cancels out
+of that round's ratios; the rounds it slows unevenly give the largest or the
+smallest ratios, which the median leaves out. (The ratio of the best times took
+the fastest run of the case and of the limit, which could come from quiet and
+busy moments.)
 
 Each benchmark times two cases, like for like against a peer (the usual numpy
 recipe that computes the same output in the same dtype):
@@ -18,15 +31,18 @@ recipe that computes the same output in the same dtype):
 
 Example
 -------
->>> case = Case("cold", "sum of 1000 squares", lambda: sum(i * i for i in range(1000)))
->>> [seconds] = best_times([case], repeats=3)
->>> seconds > 0
-True
+>>> cases = [
+...     Case("limit", "sum of 1000 numbers", lambda: sum(range(1000))),
+...     Case("cold", "sum of 1000 squares", lambda: sum(i * i for i in range(1000))),
+... ]
+>>> times = time_rounds(cases, rounds=3)
+>>> len(times), len(times[0]), median_ratios(times)[0]
+(3, 2, 1.0)
 """
 
 from __future__ import annotations
 
-import math
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -64,45 +80,119 @@ class Case:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
 
 
-def best_times(cases: Sequence[Case], repeats: int) -> list[float]:
-    """The fastest of ``repeats`` runs of every case, in seconds.
+def round_order(r: int, n: int) -> list[int]:
+    """The order in which round ``r`` runs ``n`` cases: a balanced (Williams) design.
 
-    Every case gets the same number of runs, back to back, so each meets the
-    conditions it would meet in a loop (its previous output's memory free to be
-    reused); taking the fastest discards the runs a busy machine slowed down.
-    ``case.reset`` runs before each run, untimed.
+    Round 0 runs ``0, 1, n−1, 2, n−2, …``; round ``r < n`` adds ``r`` to every
+    index (mod ``n``); for odd ``n``, rounds ``n … 2n−1`` run the first ``n``
+    reversed. Over every ``n`` rounds (``2n`` for odd ``n``) each case runs right
+    after each other case equally often, and then the orders repeat.
+
+    Examples
+    --------
+    >>> [round_order(r, 3) for r in range(6)]
+    [[0, 1, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0], [0, 2, 1], [1, 0, 2]]
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
-    best = [math.inf] * len(cases)
-    for i, case in enumerate(cases):
-        for _ in range(repeats):
+    base, low, high = [0], 1, n - 1
+    while len(base) < n:  # 0, 1, n−1, 2, n−2, …
+        if len(base) % 2:
+            base.append(low)
+            low += 1
+        else:
+            base.append(high)
+            high -= 1
+    r %= n if n % 2 == 0 else 2 * n
+    return [(i + r) % n for i in base] if r < n else [(i + r - n) % n for i in base][::-1]
+
+
+def time_rounds(
+    cases: Sequence[Case], rounds: int, *, clock: Callable[[], float] = time.perf_counter
+) -> list[list[float]]:
+    """Time every case once per round, the cases interleaved; return the seconds.
+
+    Round ``r`` runs the cases in the order :func:`round_order` gives, so the
+    limit and every case meet the same load in every round. ``case.reset`` runs
+    before each run, untimed. ``clock`` reads the time in seconds.
+
+    Returns
+    -------
+    list of list of float
+        ``times[r][i]``: the seconds ``cases[i].run`` took in round ``r``.
+    """
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be an int >= 1, got {rounds!r}")
+    times = []
+    for r in range(rounds):
+        seconds = [0.0] * len(cases)
+        for i in round_order(r, len(cases)):
+            case = cases[i]
             if case.reset is not None:
                 case.reset()
-            start = time.perf_counter()
+            start = clock()
             case.run()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
+            seconds[i] = clock() - start
+        times.append(seconds)
+    return times
 
 
-def report(cases: Sequence[Case], times: Sequence[float]) -> dict[tuple[str, str], float]:
-    """Print one line per case — kind, label, time, ratio to the limit — and return the ratios.
+def median_ratio(times: Sequence[float], reference: Sequence[float]) -> float:
+    """The median over the rounds of ``times[r] / reference[r]``.
 
-    ``times[i]`` is the time of ``cases[i]``; the first case is the limit. The
-    ratios are keyed by ``(case.kind, case.label)``.
+    ``times`` and ``reference`` hold one time per round, measured in the same
+    rounds (a case and the limit, or two cases).
+
+    Examples
+    --------
+    >>> median_ratio([2.0, 9.0, 3.0], [1.0, 1.0, 1.0])  # the 9 is one slow round
+    3.0
     """
-    if len(cases) != len(times):
-        raise ValueError(f"need one time per case, got {len(times)} for {len(cases)} cases")
+    if len(times) != len(reference):
+        raise ValueError(f"need one reference time per time, got {len(reference)} for {len(times)}")
+    if not times:
+        raise ValueError("need the times of at least one round")
+    if min(reference) <= 0:
+        raise ValueError(f"reference times must be > 0, got minimum {min(reference)}")
+    # ratio in round r = times[r] / reference[r]; the median of those
+    return statistics.median(t / ref for t, ref in zip(times, reference, strict=True))
+
+
+def _columns(times: Sequence[Sequence[float]]) -> list[list[float]]:
+    """The times of every case over the rounds, from ``times[r][i]``."""
+    if not times or any(len(row) != len(times[0]) for row in times):
+        raise ValueError("need one time per case in every round (times[round][case])")
+    return [list(column) for column in zip(*times, strict=True)]
+
+
+def median_ratios(times: Sequence[Sequence[float]]) -> list[float]:
+    """Every case's :func:`median_ratio` to case 0, the limit, from ``times[r][i]``."""
+    columns = _columns(times)
+    return [median_ratio(column, columns[0]) for column in columns]
+
+
+def report(cases: Sequence[Case], times: Sequence[Sequence[float]]) -> dict[tuple[str, str], float]:
+    """Print one line per case — kind, label, median time, ratio — and return the ratios.
+
+    ``times[r][i]`` is the time of ``cases[i]`` in round ``r`` (as from
+    :func:`time_rounds`); the first case is the limit. A line's time is the
+    case's median over the rounds, its ratio the :func:`median_ratio` to the
+    limit. The ratios are keyed by ``(case.kind, case.label)``.
+    """
     if not cases or cases[0].kind != "limit":
         raise ValueError("cases must start with the limit case")
-    limit = times[0]
+    columns = _columns(times)
+    if len(columns) != len(cases):
+        raise ValueError(
+            f"need one time per case in every round, got {len(columns)} for {len(cases)} cases"
+        )
+    ratios = median_ratios(times)
     width = max(len(case.label) for case in cases)
-    ratios = {}
-    for case, seconds in zip(cases, times, strict=True):
-        ratios[case.kind, case.label] = seconds / limit
-        tail = "" if case.kind == "limit" else f"  ratio {seconds / limit:6.2f}"
-        print(f"{case.kind:<5}  {case.label:<{width}}  {seconds * 1e3:9.2f} ms{tail}")
-    return ratios
+    result = {}
+    for case, column, ratio in zip(cases, columns, ratios, strict=True):
+        result[case.kind, case.label] = ratio
+        tail = "" if case.kind == "limit" else f"  ratio {ratio:6.2f}"
+        median_ms = statistics.median(column) * 1e3
+        print(f"{case.kind:<5}  {case.label:<{width}}  {median_ms:9.2f} ms{tail}")
+    return result
 
 
 def assert_same(name: str, ours: np.ndarray, peer: np.ndarray, *, rtol: float, atol: float):

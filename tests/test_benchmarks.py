@@ -2,16 +2,21 @@
 
 Each benchmark runs here at a tiny size: it must check its peer, print the
 limit and a library line and a peer line for both the cold case (tables
-computed) and the warm case (tables reused), and end with a verdict. There is
-no timing assertion: the ratios are the benchmarks' business, printed in CI.
+computed) and the warm case (tables reused), and end with its verdicts. There
+is no timing assertion on real code: the ratios are the benchmarks' business,
+printed in CI. The timing helpers of ``benchlib`` are tested with a fake clock
+and with made-up times, whose median ratios are known.
 """
 
 from __future__ import annotations
 
 import doctest
 import importlib.util
+import itertools
 import re
+import statistics
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -44,14 +49,16 @@ TINY = {  # script -> arguments of its run() at a size that takes milliseconds
     "bench_rope": {"shape": (1, 2, 70, 8)},
 }
 LINE = re.compile(r"^(limit|cold|warm) {2}(.+?) +\d+\.\d{2} ms(?:  ratio +\d+\.\d{2})?$")
+VERDICT = re.compile(r"^(PASS|FAIL): .+ ratio \d+\.\d{3} \(target <= [\d.]+\)$")
 
 
 @pytest.mark.parametrize("script", sorted(TINY))
 def test_benchmark_prints_limit_then_cold_and_warm_for_library_and_peer(script, capsys):
-    status = _load(script).run(**TINY[script], repeats=2)
+    status = _load(script).run(**TINY[script], rounds=3)
     lines = capsys.readouterr().out.splitlines()
-    assert status in (0, 1)
-    assert re.match(r"^(PASS|FAIL): .+ ratio \d+\.\d{3} \(target <= [\d.]+\)$", lines[-1])
+    verdicts = [match.group(1) for match in map(VERDICT.match, lines) if match]
+    assert verdicts and all(VERDICT.match(line) for line in lines[-len(verdicts) :])
+    assert status == (1 if "FAIL" in verdicts else 0)
     timed = [match.groups() for match in map(LINE.match, lines) if match]
     kinds = [kind for kind, _ in timed]
     assert kinds[0] == "limit" and kinds.count("limit") == 1
@@ -133,7 +140,7 @@ def test_benchmark_refuses_to_time_a_peer_that_computes_something_else(script, m
     name, wrong = WRONG_PEERS[script]
     monkeypatch.setattr(bench, name, wrong)
     with pytest.raises(AssertionError, match="differs from the library"):
-        bench.run(**TINY[script], repeats=1)
+        bench.run(**TINY[script], rounds=1)
 
 
 def test_rope_cold_cases_start_from_an_empty_cache_and_warm_ones_from_a_full_one():
@@ -142,7 +149,7 @@ def test_rope_cold_cases_start_from_an_empty_cache_and_warm_ones_from_a_full_one
     positions, (inv_freq, _) = np.arange(70), rope_frequencies(8)
     library = [c for c in bench.cases(x, positions, inv_freq) if c.label.startswith("apply_rope")]
     assert sorted(c.kind for c in library) == ["cold", "cold", "warm", "warm"]
-    cache = pe_explained.rope._PHASOR_CACHE
+    cache = pe_explained.rope._TABLE_CACHE
     for case in library:
         apply_rope(np.ones((1, 3, 8), dtype=np.float32), [0, 1, 2], inv_freq)  # another table
         case.reset()
@@ -155,34 +162,151 @@ def test_rope_cold_cases_start_from_an_empty_cache_and_warm_ones_from_a_full_one
             assert before and after == before, case.label
 
 
-def test_best_times_resets_before_every_run_and_gives_every_case_the_same_runs():
-    events = []
-    cases = [
-        benchlib.Case("limit", "a", lambda: events.append("run a")),
-        benchlib.Case("cold", "b", lambda: events.append("run b"), lambda: events.append("reset")),
+def test_rope_checks_every_target_and_fails_on_any_miss(monkeypatch, capsys):
+    """Four verdicts: warm halves, warm interleaved, and cold against warm for each layout."""
+    bench = _load("bench_rope")
+    monkeypatch.setattr(bench, "WARM_TARGETS", {"halves": 1e9, "interleaved": 1e9})
+    monkeypatch.setattr(bench, "COLD_OVER_WARM", 1e9)
+    assert bench.run(**TINY["bench_rope"], rounds=1) == 0
+    passed = [line for line in capsys.readouterr().out.splitlines() if VERDICT.match(line)]
+    assert len(passed) == 4 and all(line.startswith("PASS") for line in passed)
+    for kind in ("warm, ", "cold over warm, "):
+        for layout in ("halves", "interleaved"):
+            assert sum(f": apply_rope, {kind}{layout} ratio" in line for line in passed) == 1
+    monkeypatch.setattr(bench, "COLD_OVER_WARM", 0.001)  # only the cold verdicts can miss now
+    assert bench.run(**TINY["bench_rope"], rounds=1) == 1
+    verdicts = [line for line in capsys.readouterr().out.splitlines() if VERDICT.match(line)]
+    assert [line.split(":")[0] for line in verdicts].count("FAIL") == 2, verdicts
+
+
+def _fake_clock_cases(events: list, now: list):
+    """A limit and two cases whose runs move a fake clock by 1, 2 and 5 seconds.
+
+    The reset of the second case moves it by 100 seconds: no timed second may
+    include it.
+    """
+
+    def step(name: str, seconds: float):
+        def run():
+            events.append(name)
+            now[0] += seconds
+
+        return run
+
+    return [
+        benchlib.Case("limit", "a", step("a", 1.0)),
+        benchlib.Case("cold", "b", step("b", 2.0), step("reset b", 100.0)),
+        benchlib.Case("warm", "c", step("c", 5.0)),
     ]
-    times = benchlib.best_times(cases, repeats=3)
-    assert len(times) == 2 and all(t >= 0 for t in times)
-    assert events == ["run a"] * 3 + ["reset", "run b"] * 3
-    with pytest.raises(ValueError, match="repeats must be an int >= 1"):
-        benchlib.best_times(cases, repeats=0)
+
+
+def test_rounds_run_every_case_once_each_in_the_round_order_after_its_untimed_reset():
+    events, now = [], [0.0]
+    cases = _fake_clock_cases(events, now)
+    times = benchlib.time_rounds(cases, rounds=4, clock=lambda: now[0])
+    assert times == [[1.0, 2.0, 5.0]] * 4  # per round, in the order of the cases
+    b = ["reset b", "b"]
+    rounds = ["a", *b, "c"], [*b, "c", "a"], ["c", "a", *b], ["c", *b, "a"]
+    assert events == [event for one in rounds for event in one]
+    with pytest.raises(ValueError, match="rounds must be an int >= 1"):
+        benchlib.time_rounds(cases, rounds=0)
+    with pytest.raises(ValueError, match="rounds must be an int >= 1"):
+        benchlib.time_rounds(cases, rounds=True)
     with pytest.raises(ValueError, match="kind must be one of"):
         benchlib.Case("hot", "c", lambda: None)
 
 
-def test_report_prints_ratios_to_the_limit(capsys):
+@pytest.mark.parametrize("n", range(1, 10))
+def test_round_orders_let_every_case_follow_every_other_equally_often(n):
+    period = n if n % 2 == 0 else 2 * n
+    orders = [benchlib.round_order(r, n) for r in range(2 * period)]
+    assert all(sorted(order) == list(range(n)) for order in orders)
+    assert orders[period:] == orders[:period]  # then the orders repeat
+    follows = Counter(pair for order in orders[:period] for pair in itertools.pairwise(order))
+    assert sorted(follows) == [(a, b) for a in range(n) for b in range(n) if a != b]
+    assert len(set(follows.values())) <= 1, follows
+
+
+def _rounds_with_known_median_ratio():
+    """Times (seconds) of a limit and one case over three rounds, and the right ratio.
+
+    The case takes 4, 1 and 4 times the limit of its round: the median of those
+    ratios is 4. The shortcuts give other numbers, so a test on these times tells
+    them apart: the ratio of the best times is 3 / 1 = 3, the ratio of the median
+    times 4 / 2 = 2, the mean of the per-round ratios 3.
+    """
+    limit, case = [1.0, 3.0, 2.0], [4.0, 3.0, 8.0]
+    return [[a, b] for a, b in zip(limit, case, strict=True)], 4.0
+
+
+def _check_median_ratios(median_ratios):
+    """Assert that ``median_ratios`` gives the median of the per-round ratios."""
+    times, expected = _rounds_with_known_median_ratio()
+    assert median_ratios(times) == [1.0, expected]
+
+
+def test_median_ratios_are_the_median_of_the_per_round_ratios():
+    _check_median_ratios(benchlib.median_ratios)
+    # an even number of rounds: the mean of the two middle ratios (1.5 and 2.5)
+    times = [[1.0, 1.0], [2.0, 3.0], [1.0, 2.5], [2.0, 8.0]]
+    assert benchlib.median_ratios(times) == [1.0, 2.0]
+    # a round that a busy machine slowed, limit and case alike, changes nothing
+    assert benchlib.median_ratios([[1.0, 2.0], [1.0, 2.0], [9.0, 18.0]]) == [1.0, 2.0]
+
+
+def test_the_median_ratio_check_fails_on_a_wrong_answer():
+    """The check above is proved to catch the shortcuts a timing helper might take."""
+
+    def columns(times):
+        return [list(column) for column in zip(*times, strict=True)]
+
+    def ratio_of_best_times(times):
+        limit, *cases = columns(times)
+        return [1.0] + [min(case) / min(limit) for case in cases]
+
+    def ratio_of_median_times(times):
+        limit, *cases = columns(times)
+        return [1.0] + [statistics.median(case) / statistics.median(limit) for case in cases]
+
+    def mean_of_ratios(times):
+        limit, *cases = columns(times)
+        ratios = [[c / a for a, c in zip(limit, case, strict=True)] for case in cases]
+        return [1.0] + [statistics.fmean(one) for one in ratios]
+
+    for wrong in (ratio_of_best_times, ratio_of_median_times, mean_of_ratios):
+        with pytest.raises(AssertionError):
+            _check_median_ratios(wrong)
+
+
+def test_median_ratio_refuses_times_it_cannot_compare():
+    assert benchlib.median_ratio([2.0, 9.0, 3.0], [1.0, 1.0, 1.0]) == 3.0
+    with pytest.raises(ValueError, match="one reference time per time, got 2 for 3"):
+        benchlib.median_ratio([1.0, 2.0, 3.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match="at least one round"):
+        benchlib.median_ratio([], [])
+    with pytest.raises(ValueError, match="reference times must be > 0"):
+        benchlib.median_ratio([1.0], [0.0])
+    with pytest.raises(ValueError, match="one time per case in every round"):
+        benchlib.median_ratios([[1.0, 2.0], [1.0]])
+
+
+def test_report_prints_median_times_and_median_ratios_to_the_limit(capsys):
     cases = [
         benchlib.Case("limit", "one pass", lambda: None),
         benchlib.Case("warm", "reused", lambda: None),
     ]
-    ratios = benchlib.report(cases, [0.002, 0.003])
+    # per round the case takes 1.5, 1.0 and 2.0 times the limit: median 1.5
+    times = [[0.002, 0.003], [0.004, 0.004], [0.001, 0.002]]
+    ratios = benchlib.report(cases, times)
     assert ratios == {("limit", "one pass"): 1.0, ("warm", "reused"): 1.5}
     assert capsys.readouterr().out.splitlines() == [
         "limit  one pass       2.00 ms",
         "warm   reused         3.00 ms  ratio   1.50",
     ]
     with pytest.raises(ValueError, match="must start with the limit case"):
-        benchlib.report(cases[::-1], [0.003, 0.002])
+        benchlib.report(cases[::-1], times)
+    with pytest.raises(ValueError, match="one time per case in every round"):
+        benchlib.report(cases, [[0.002], [0.004]])
 
 
 def test_benchlib_examples():

@@ -156,6 +156,66 @@ def test_does_not_modify_its_input():
     np.testing.assert_array_equal(x, before)
 
 
+@pytest.mark.parametrize("layout", ["halves", "interleaved"])
+def test_float16_is_rotated_in_float32_and_rounded_once(layout):
+    x = RNG.standard_normal((3, 90, 16)).astype(np.float16)
+    inv_freq, _ = rope_frequencies(16)
+    in_float32 = apply_rope(x.astype(np.float32), 90, inv_freq, layout=layout, attention_factor=1.2)
+    out = apply_rope(x, 90, inv_freq, layout=layout, attention_factor=1.2)
+    np.testing.assert_array_equal(out, in_float32.astype(np.float16))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_halves_rotates_in_chunks_of_rows_with_the_same_result(dtype, monkeypatch):
+    """Two rows at a time here (32 elements: 2 rows × 2 × 8), the last chunk one row."""
+    import pe_explained.rope as rope
+
+    x = RNG.standard_normal((2, 7, 8)).astype(dtype)
+    positions, (inv_freq, _) = RNG.integers(0, 5000, size=7), rope_frequencies(8)
+    whole = apply_rope(x, positions, inv_freq)
+    np.testing.assert_allclose(
+        whole, rotate_half_reference(x, positions, inv_freq), rtol=1e-6, atol=1e-6
+    )
+    monkeypatch.setattr(rope, "_HALVES_CHUNK", 32)
+    rope._TABLE_CACHE.clear()
+    np.testing.assert_array_equal(apply_rope(x, positions, inv_freq), whole)
+    np.testing.assert_array_equal(apply_rope(x[:, :0], [], inv_freq), x[:, :0])  # no rows
+
+
+def test_the_table_cache_holds_one_table_and_its_key_holds_what_changes_it():
+    import pe_explained.rope as rope
+
+    x = RNG.standard_normal((2, 6, 8))
+    inv_freq, _ = rope_frequencies(8)
+    first = ((x, 6, inv_freq), {})
+    one_row = RNG.standard_normal((1, 8))
+    same_bytes = np.array([0.5]).view(np.int64)  # a valid position with 0.5's bytes
+    calls = {  # (the call before, the call): they differ in one thing the table depends on
+        "layout": (first, ((x, 6, inv_freq), {"layout": "interleaved"})),
+        "attention_factor": (first, ((x, 6, inv_freq), {"attention_factor": 1.5})),
+        "positions": (first, ((x, np.arange(6) + 1, inv_freq), {})),
+        "inv_freq": (first, ((x, 6, inv_freq / 2), {})),
+        "dtype": (first, ((x.astype(np.float32), 6, inv_freq), {})),
+        "positions' dtype": (
+            ((one_row, [0.5], inv_freq), {}),
+            ((one_row, same_bytes, inv_freq), {}),
+        ),
+    }
+    for name, ((args_before, kwargs_before), (args, kwargs)) in calls.items():
+        rope._TABLE_CACHE.clear()
+        cold = apply_rope(*args, **kwargs)
+        rope._TABLE_CACHE.clear()
+        apply_rope(*args_before, **kwargs_before)
+        warm = apply_rope(*args, **kwargs)  # must not reuse the table of the call before
+        assert len(rope._TABLE_CACHE) == 1, name  # bounded: the last table only
+        np.testing.assert_array_equal(warm, cold, err_msg=name)
+    # the same call again reuses the table, which nobody can write to
+    pos = np.arange(6)
+    table = rope._cached_table(pos, inv_freq, 1.0, np.complex128, "halves")
+    assert rope._cached_table(pos, inv_freq, 1.0, np.complex128, "halves") is table
+    assert not any(part.flags.writeable for part in table)
+
+
 @pytest.mark.parametrize(
     "x,positions,inv_freq,kwargs,error,match",
     [
