@@ -6,32 +6,52 @@ code; the book's figures and tables are computed from them at build time.
 
 from .alibi import alibi_bias, alibi_slopes
 from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
+from .cope import cope_bias, cope_positions
 from .deberta import deberta_relative_index, disentangled_scores, disentangled_terms
-from .hf_config import (
-    config_attention_temperature,
-    config_rope_frequencies,
-    layer_rope_types,
-    rope_settings,
+from .dual_chunk import (
+    dual_chunk_attention_factor,
+    dual_chunk_config,
+    dual_chunk_distances,
+    dual_chunk_largest_distance,
+    dual_chunk_position_ids,
 )
+from .fire import fire_bias, fire_normalized_distance
+from .hf_config import config_rope_frequencies, rope_settings
+from .kerple import KERPLE_VARIANTS, kerple_bias
+from .kv_cache import cached_angle_error, repeated_shift_error, shift_rotated_keys
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
+from .layer_positions import (
+    config_attention_temperature,
+    layer_positions,
+    layer_rope_types,
+)
 from .learned import LearnedPositionalEmbedding, learned_parameter_count
-from .mla import mla_scores, mla_softmax_scale
+from .mla import mla_cache_size, mla_scores, mla_softmax_scale
 from .model_report import inspect_config
 from .multimodal import (
     apply_mrope,
     apply_rope_2d,
     mrope_pair_axes,
     mrope_position_ids,
+    mrope_video_position_ids,
     patch_grid_positions,
     rope_2d_frequencies,
 )
 from .nope import nope_position_signal, recover_positions, uniform_attention
-from .position_ids import opt_position_rows, position_ids_from_mask
+from .packing import (
+    cu_seqlens_from_position_ids,
+    packed_causal_mask,
+    packed_position_ids,
+    packed_sequence_ids,
+)
+from .pose import pose_position_ids
+from .position_ids import opt_position_rows, position_ids_from_mask, score_shift_error
 from .precision import (
     ANGLE_PRECISIONS,
     first_colliding_position,
     float32_rope_cos_sin,
     rope_angle_error,
+    rope_score_error,
     stored_positions,
 )
 from .properties import slow_pair_count
@@ -44,6 +64,7 @@ from .relative import (
     transformer_xl_terms,
 )
 from .relative_shift import relative_shift, skew
+from .rerope import rerope_distances, rerope_largest_distance
 from .rope import (
     ROPE_TYPES,
     apply_rope,
@@ -56,7 +77,16 @@ from .rope import (
     rope_wavelengths,
     yarn_correction_range,
 )
+from .self_extend import (
+    group_attention_distances,
+    group_attention_largest_distance,
+    self_extend_distances,
+    self_extend_group_size,
+    self_extend_largest_distance,
+    self_extend_max_length,
+)
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
+from .streaming import streaming_distances, streaming_positions
 from .t5 import t5_relative_bucket
 from .temperature import attention_temperature
 from .xpos import (
@@ -99,9 +129,39 @@ __all__ = [
     "shaw_attention",
     "shaw_relative_index",
     "transformer_xl_terms",
+    "KERPLE_VARIANTS",
+    "kerple_bias",
+    "fire_bias",
+    "fire_normalized_distance",
+    "cope_bias",
+    "cope_positions",
     "relative_shift",
     "position_ids_from_mask",
     "opt_position_rows",
+    "score_shift_error",
+    "shift_rotated_keys",
+    "repeated_shift_error",
+    "cached_angle_error",
+    "streaming_positions",
+    "streaming_distances",
+    "packed_position_ids",
+    "packed_causal_mask",
+    "cu_seqlens_from_position_ids",
+    "packed_sequence_ids",
+    "self_extend_distances",
+    "self_extend_largest_distance",
+    "self_extend_max_length",
+    "self_extend_group_size",
+    "group_attention_distances",
+    "group_attention_largest_distance",
+    "dual_chunk_position_ids",
+    "dual_chunk_distances",
+    "dual_chunk_largest_distance",
+    "dual_chunk_config",
+    "dual_chunk_attention_factor",
+    "rerope_distances",
+    "rerope_largest_distance",
+    "pose_position_ids",
     "deberta_relative_index",
     "disentangled_terms",
     "disentangled_scores",
@@ -116,6 +176,7 @@ __all__ = [
     "first_colliding_position",
     "float32_rope_cos_sin",
     "rope_angle_error",
+    "rope_score_error",
     "stored_positions",
     "xpos_centred_positions",
     "xpos_safe_position",
@@ -123,13 +184,16 @@ __all__ = [
     "apply_rope_2d",
     "mrope_pair_axes",
     "mrope_position_ids",
+    "mrope_video_position_ids",
     "patch_grid_positions",
     "rope_2d_frequencies",
     "rope_settings",
     "config_rope_frequencies",
+    "layer_positions",
     "layer_rope_types",
     "config_attention_temperature",
     "attention_temperature",
+    "mla_cache_size",
     "mla_scores",
     "mla_softmax_scale",
     "inspect_config",

@@ -24,12 +24,15 @@ __all__ = [
     "check_positions",
     "check_integer_positions",
     "check_offsets",
+    "check_integer_offsets",
+    "check_size",
     "check_float_dtype",
     "check_storage_float_dtype",
     "check_rotary_input",
     "check_choice",
     "check_bool",
     "check_mask",
+    "check_generator",
 ]
 
 
@@ -278,7 +281,8 @@ def check_storage_float_dtype(name: str, value) -> np.dtype:
     float type registered with numpy by another package (``ml_dtypes.bfloat16``).
 
     numpy knows no bfloat16, and an extension float's dtype has kind ``"V"``; it is
-    accepted when it stores 1.5 and −2.0 exactly and turns 1e300 into inf (a float, not an
+    accepted when it stores 1.5 and −2.0 exactly and turns 1e300 into inf, or into NaN
+    for a format without infinities such as ``ml_dtypes.float8_e4m3fn`` (a float, not an
     integer or a raw byte type). Anything else is a TypeError.
     """
     if value is None or isinstance(value, (bool, np.bool_)):
@@ -297,7 +301,8 @@ def check_storage_float_dtype(name: str, value) -> np.dtype:
                 back = np.array([1.5, -2.0, 1e300]).astype(dtype).astype(np.float64)
         except (TypeError, ValueError):
             back = None
-        if back is not None and back[0] == 1.5 and back[1] == -2.0 and np.isinf(back[2]):
+        too_large = back is not None and (np.isinf(back[2]) or np.isnan(back[2]))
+        if too_large and back[0] == 1.5 and back[1] == -2.0:
             return dtype
     raise TypeError(f"{name} must be a float dtype such as numpy.float16, got {dtype}")
 
@@ -338,3 +343,48 @@ def check_mask(name: str, value) -> np.ndarray:
     if arr.size and not np.isin(arr, (0, 1)).all():
         raise ValueError(f"{name} must hold only 0 and 1 (or False and True)")
     return np.atleast_2d(arr.astype(np.int64))
+
+
+def check_integer_offsets(name: str, value, *, length: int, what: str) -> np.ndarray:
+    """Whole-number offsets of any sign (a shift of positions): one int for every row, or a
+    1-D array of ints with ``length`` entries (``what`` names ``length`` in the message).
+
+    Returned as 1-D int64 of ``length`` entries. Every value must stay below 2**53 in
+    magnitude, where float64 still holds each integer exactly (angles are computed in it).
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        arr = np.array([check_int(name, value)], dtype=object)  # Python int: no overflow
+    elif isinstance(value, (np.ndarray, list, tuple)):
+        arr = check_array(name, value, kind="integer", ndim=1, rule="an int or 1-D")
+        if arr.shape != (length,):
+            raise ValueError(
+                f"{name} must be an int or have one entry per row ({what} = {length}), "
+                f"got shape {arr.shape}"
+            )
+    else:
+        raise TypeError(f"{name} must be an int or a 1-D array of ints, got {type(value).__name__}")
+    if arr.size and max(abs(int(v)) for v in (arr.max(), arr.min())) >= 2**53:
+        raise ValueError(f"{name} must be below 2**53 in magnitude (exact in float64)")
+    return np.broadcast_to(arr.astype(np.int64), (length,)).copy()
+
+
+def check_size(name: str, size: int, *, limit: int, what: str) -> int:
+    """A size an argument asks for (``what``: the entries of a mask, the tokens of a batch),
+    refused above ``limit`` before anything that large is allocated."""
+    if size > limit:
+        raise ValueError(f"{name} asks for {what} of {size:,} entries; the limit is {limit:,}")
+    return size
+
+
+def check_generator(name: str, value) -> np.random.Generator:
+    """A source of randomness: a ``numpy.random.Generator`` (``numpy.random.default_rng``).
+
+    A seed or the legacy ``numpy.random.RandomState`` is a TypeError, so that every draw
+    comes from a generator the caller holds and can reproduce.
+    """
+    if not isinstance(value, np.random.Generator):
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
+            f"got {type(value).__name__} {value!r}"
+        )
+    return value

@@ -142,12 +142,16 @@ def build_parser() -> argparse.ArgumentParser:
     inspect = commands.add_parser(
         "inspect",
         help="report what a model's config.json does to positions",
-        description="Read a Hugging Face config.json (v4 or v5 shape, text or multimodal) "
-        "and report, per layer type: rope type, theta, head_dim and rotated dims, layout, "
+        description="Read a Hugging Face config.json (v4 or v5 shape, text or multimodal; "
+        "or a file of the book's model gallery) and report where every layer gets its "
+        "positions from (rotary attention, attention without rotation, or no attention: "
+        "linear-attention and state-space layers), one character per layer; then, per "
+        "layer type: rope type, theta, head_dim and rotated dims, layout, "
         "the inverse frequencies and attention factor the model's rotary embedding holds, "
         "wavelengths, pairs completing a turn within the original and the extended context, "
         "the stretch against plain RoPE; then NoPE layers, attention temperature, MLA's "
-        "softmax scale and warnings for known pitfalls.",
+        "softmax scale, what the config sets that is not modelled, and warnings for known "
+        "pitfalls.",
     )
     inspect.add_argument("config", metavar="CONFIG.json", help="the model's config.json")
     inspect.add_argument(
@@ -162,8 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_config(path: str) -> dict:
-    """A config.json, loaded; a missing file or bad JSON is a one-line error naming the file."""
+def _read_config(path: str) -> tuple[dict, str]:
+    """A config.json, loaded, and the name to report it under; a missing file or bad JSON
+    is a one-line error naming the file.
+
+    A file of the book's model gallery (``docs/data/models/*.json``) wraps the config as
+    ``{"model": …, "hf_repo": …, "source": …, "config": {…}}``: its ``config`` is read,
+    under the model's name.
+    """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -176,14 +186,18 @@ def _read_config(path: str) -> dict:
         raise ValueError(
             f"{path} must hold a JSON object (a model's config), got {type(config).__name__}"
         )
-    return config
+    if isinstance(config.get("config"), dict) and {"model", "hf_repo"} & config.keys():
+        name = config.get("model") or config.get("hf_repo")
+        return config["config"], f"{path} ({name}: its 'config')"
+    return config, path
 
 
 def _inspect(args) -> str:
-    report = inspect_config(_read_config(args.config), seq_len=args.seq_len)
+    config, name = _read_config(args.config)
+    report = inspect_config(config, seq_len=args.seq_len)
     if args.json:
         return json.dumps(report, indent=2, allow_nan=False)
-    return format_report(report, name=args.config)
+    return format_report(report, name=name)
 
 
 def _run(args) -> str:

@@ -38,17 +38,14 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._checks import check_base, check_bool, check_choice, check_float, check_int
+from ._checks import check_base, check_choice, check_float, check_int
+from .hf_families import standardise
 from .rope import _frequencies, _scaling_dict, rope_frequencies
-from .temperature import attention_temperature
 
 __all__ = [
     "ALL_LAYERS",
     "RopeSettings",
-    "TemperatureSettings",
-    "config_attention_temperature",
     "config_rope_frequencies",
-    "layer_rope_types",
     "rope_settings",
 ]
 
@@ -60,7 +57,7 @@ DEFAULT_THETA = 10000.0
 
 #: Gemma 3's own defaults (``Gemma3TextConfig.default_theta``): its v4 configs give the
 #: global layers' base as ``rope_theta`` and the sliding layers' as ``rope_local_base_freq``.
-_GEMMA3_TYPES = frozenset({"gemma3", "gemma3_text"})
+_GEMMA3_TYPES = frozenset({"gemma3", "gemma3_text", "gemma3n", "gemma3n_text"})
 _GEMMA3_THETA = {"full_attention": 1_000_000.0, "sliding_attention": 10_000.0}
 
 #: Types whose formula reads the pre-training context, which transformers fills in from
@@ -95,6 +92,8 @@ _INTERLEAVED_MODEL_TYPES = frozenset(
         "glm4",
         "gptj",
         "deepseek_v2",
+        "deepseek_v32",
+        "deepseek_v4",
         "helium",
         "llama4",
         "llama4_text",
@@ -110,7 +109,77 @@ _LLAMA4_TEMPERATURE = {"attn_temperature_tuning": True, "attn_scale": 0.1, "floo
 #: ``model_type`` values whose code rotates only on sliding-window layers (Cohere2: the
 #: global layers are NoPE), and the default ``sliding_window_pattern`` of each family.
 _ROPE_ON_SLIDING_ONLY = frozenset({"cohere2"})
-_PATTERN_DEFAULT = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}
+_PATTERN_DEFAULT = {
+    "gemma3": 6,
+    "gemma3_text": 6,
+    "gemma3n": 5,
+    "gemma3n_text": 5,
+    "cohere2": 4,
+    "olmo3": 4,
+    "gpt_oss": 2,
+}
+#: ``model_type`` values whose code ignores ``rope_interleave`` (DeepSeek-V3.2's MLA
+#: always pairs 2j with 2j + 1).
+_INTERLEAVE_IGNORED = frozenset({"deepseek_v32"})
+#: ``model_type`` values whose transformers code is known to pair j with j + d/2
+#: (``rotate_half``); for a type in neither this set nor the interleaved one the
+#: pairing is an assumption, which ``inspect`` states.
+HALVES_MODEL_TYPES = frozenset(
+    {
+        "apertus",
+        "exaone4",
+        "falcon",
+        "falcon_h1",
+        "gemma",
+        "gemma2",
+        "gemma3",
+        "gemma3_text",
+        "gemma3n",
+        "gemma3n_text",
+        "gemma4",
+        "gemma4_text",
+        "glm4_moe",
+        "gpt_neox",
+        "gpt_oss",
+        "granite",
+        "granitemoe",
+        "granitemoehybrid",
+        "hunyuan_v1_dense",
+        "hunyuan_v1_moe",
+        "llama",
+        "minimax_m2",
+        "ministral",
+        "ministral3",
+        "mistral",
+        "mistral3",
+        "mixtral",
+        "olmo",
+        "olmo2",
+        "olmo3",
+        "phi",
+        "phi3",
+        "qwen2",
+        "qwen2_5_vl",
+        "qwen2_5_vl_text",
+        "qwen2_moe",
+        "qwen2_vl",
+        "qwen2_vl_text",
+        "qwen3",
+        "qwen3_5",
+        "qwen3_5_moe",
+        "qwen3_5_moe_text",
+        "qwen3_5_text",
+        "qwen3_moe",
+        "qwen3_next",
+        "qwen3_vl",
+        "qwen3_vl_moe",
+        "qwen3_vl_text",
+        "seed_oss",
+        "smollm3",
+        "stablelm",
+        "starcoder2",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -207,8 +276,8 @@ def _text_part(config: Mapping) -> tuple[Mapping, str]:
     )
     text = config.get("text_config")
     if not any(k in config for k in rope_keys) and isinstance(text, Mapping):
-        return text, "config['text_config']"
-    return config, "config"
+        return standardise(text, "config['text_config']")[0], "config['text_config']"
+    return standardise(config, "config")[0], "config"
 
 
 def _layer_types(cfg: Mapping, path: str) -> list[str] | None:
@@ -308,6 +377,8 @@ def _entries(cfg: Mapping, path: str) -> list[tuple[str, Mapping | None, str, di
 
 
 def _layout(cfg: Mapping, path: str) -> str:
+    if cfg.get("model_type") in _INTERLEAVE_IGNORED:
+        return "interleaved"
     if cfg.get("rope_interleave") is not None:
         if not isinstance(cfg["rope_interleave"], bool):
             raise TypeError(f"{path}['rope_interleave'] must be true or false")
@@ -555,161 +626,3 @@ def _rotating_layers(cfg: Mapping, path: str, count: int) -> list[bool] | None:
         if isinstance(flag, bool) or flag not in (0, 1):
             raise ValueError(f"{name} must hold 0 (NoPE layer) or 1 (RoPE layer), got {flag!r}")
     return [flag == 1 for flag in flags[:count]]
-
-
-def layer_rope_types(config) -> list[str | None]:
-    """Which RoPE each layer of a model uses: a key of :func:`rope_settings`, or None (NoPE).
-
-    A layer has no rotary embedding when
-
-    * its layer type's RoPE dict is null (v5 configs);
-    * ``no_rope_layers`` holds 0 at its index (Llama 4, SmolLM3; when the file
-      gives no list, transformers makes every ``no_rope_layer_interval``-th
-      layer, default 4th, a NoPE layer: layers 3, 7, 11, …);
-    * the model is Cohere2 (Command R7B) and the layer is not a sliding-window
-      layer: its code rotates only on the sliding layers.
-
-    Layer types come from ``layer_types``, else from ``sliding_window_pattern``
-    as transformers builds them (layer ``i`` is global when ``(i + 1) %
-    pattern == 0``; Gemma 3's default pattern is 6, Cohere2's 4).
-
-    Parameters
-    ----------
-    config : dict
-        A model's ``config.json``, loaded; needs ``num_hidden_layers``.
-
-    Returns
-    -------
-    list
-        One entry per layer: the layer type whose :class:`RopeSettings` it uses
-        (:data:`ALL_LAYERS` when all layers share one), or None for a NoPE layer.
-
-    Examples
-    --------
-    >>> scout = {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128,
-    ...          "rope_theta": 500000.0}
-    >>> layer_rope_types(scout)   # every 4th layer is NoPE
-    ['default', 'default', 'default', None, 'default', 'default', 'default', None]
-    """
-    settings = rope_settings(config)
-    cfg, path = _text_part(config)
-    count = _layer_count(cfg, path)
-    types = _layer_type_list(cfg, path, count)
-    if ALL_LAYERS in settings:
-        keys: list[str | None] = [ALL_LAYERS] * count
-    else:
-        if types is None:
-            raise ValueError(
-                f"{path} keys its RoPE by layer type but gives no 'layer_types' "
-                "(or 'sliding_window_pattern') to say which layer has which"
-            )
-        keys = []
-        for index, kind in enumerate(types):
-            if kind not in settings:
-                known = ", ".join(repr(t) for t in settings)
-                raise ValueError(
-                    f"{path}['layer_types'][{index}] = {kind!r} has no RoPE settings "
-                    f"(the config gives {known})"
-                )
-            keys.append(kind)
-    keys = [None if key is None or settings[key] is None else key for key in keys]
-    if cfg.get("model_type") in _ROPE_ON_SLIDING_ONLY and types is not None:
-        keys = [
-            key if kind == "sliding_attention" else None
-            for key, kind in zip(keys, types, strict=True)
-        ]
-    rotating = _rotating_layers(cfg, path, count)
-    if rotating is not None:
-        keys = [key if rotate else None for key, rotate in zip(keys, rotating, strict=True)]
-    return keys
-
-
-@dataclass(frozen=True)
-class TemperatureSettings:
-    """A query multiplier that grows with position (:func:`~pe_explained.attention_temperature`).
-
-    Attributes
-    ----------
-    beta : float
-        Strength (Llama 4: ``attn_scale``; Ministral 3: ``llama_4_scaling_beta``).
-    floor_scale : int
-        Positions per step (Llama 4: ``floor_scale``; Ministral 3: the RoPE dict's
-        ``original_max_position_embeddings``).
-    offset : int
-        1 in Llama 4's code, 0 in Ministral 3's.
-    layers : tuple of int
-        The layers whose queries it multiplies (Llama 4: its NoPE layers; Ministral 3: all).
-    source : str
-        The config keys it was read from.
-    """
-
-    beta: float
-    floor_scale: int
-    offset: int
-    layers: tuple[int, ...]
-    source: str
-
-    def factors(self, positions) -> np.ndarray:
-        """The multiplier at each position (:func:`~pe_explained.attention_temperature`)."""
-        return attention_temperature(
-            positions, beta=self.beta, floor_scale=self.floor_scale, offset=self.offset
-        )
-
-
-def config_attention_temperature(config) -> TemperatureSettings | None:
-    """The position-dependent query multiplier a model's config turns on, if any.
-
-    * Llama 4 (``model_type`` ``"llama4_text"``): ``attn_temperature_tuning``
-      (default true) multiplies the queries of its NoPE layers by
-      ``1 + attn_scale · ln(1 + ⌊(p + 1) / floor_scale⌋)`` (defaults 0.1 and 8192);
-    * Ministral 3: a ``llama_4_scaling_beta`` in the RoPE dict multiplies every
-      layer's queries by ``1 + β · ln(1 + ⌊p / original_max_position_embeddings⌋)``.
-
-    Returns None for a model that has neither. Read as ``Llama4TextAttention``
-    and ``Ministral3Attention`` in transformers read them.
-
-    Examples
-    --------
-    >>> scout = {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128,
-    ...          "rope_theta": 500000.0, "floor_scale": 8192, "attn_scale": 0.1}
-    >>> t = config_attention_temperature(scout)
-    >>> t.layers, t.factors([8190, 8191]).round(4).tolist()
-    ((3, 7), [1.0, 1.0693])
-    """
-    rope_settings(config)  # the config as a whole must read
-    cfg, path = _text_part(config)
-    if cfg.get("model_type") in _LLAMA4_TYPES:
-        values = {key: cfg.get(key, default) for key, default in _LLAMA4_TEMPERATURE.items()}
-        if values["attn_temperature_tuning"] is None:
-            values["attn_temperature_tuning"] = True
-        if not check_bool(f"{path}['attn_temperature_tuning']", values["attn_temperature_tuning"]):
-            return None
-        nope = tuple(i for i, key in enumerate(layer_rope_types(config)) if key is None)
-        return TemperatureSettings(
-            beta=check_float(f"{path}['attn_scale']", values["attn_scale"], at_least=0.0),
-            floor_scale=check_int(f"{path}['floor_scale']", values["floor_scale"], minimum=1),
-            offset=1,
-            layers=nope,
-            source=f"{path}['attn_temperature_tuning'], ['attn_scale'], ['floor_scale']",
-        )
-    rope = cfg.get("rope_scaling") or cfg.get("rope_parameters")
-    if isinstance(rope, Mapping) and rope.get("llama_4_scaling_beta") is not None:
-        where = f"{path}['{'rope_scaling' if cfg.get('rope_scaling') else 'rope_parameters'}']"
-        if rope.get("original_max_position_embeddings") is None:
-            raise ValueError(
-                f"{where}['llama_4_scaling_beta'] needs {where}['original_max_position_embeddings']"
-            )
-        return TemperatureSettings(
-            beta=check_float(
-                f"{where}['llama_4_scaling_beta']", rope["llama_4_scaling_beta"], at_least=0.0
-            ),
-            floor_scale=check_int(
-                f"{where}['original_max_position_embeddings']",
-                rope["original_max_position_embeddings"],
-                minimum=1,
-            ),
-            offset=0,
-            layers=tuple(range(_layer_count(cfg, path))),
-            source=f"{where}['llama_4_scaling_beta'], ['original_max_position_embeddings']",
-        )
-    return None

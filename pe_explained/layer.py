@@ -220,15 +220,22 @@ class TokenEmbedding:
 
 
 def transformer_shapes(batch, seq_len, d_model, num_heads, d_ff=None) -> dict[str, tuple[int, ...]]:
-    """Array shapes along one encoder block of the original transformer, in order.
+    """Array shapes along one encoder block of the original transformer, in order, then the
+    shape of the bias a relative scheme adds to the attention scores.
 
     ``head_dim = d_model / num_heads``; ``d_ff`` defaults to 4 · d_model (2048 for
-    d_model = 512, as in the paper's base model). Shapes of the position tables
-    have no batch axis: one table serves every sequence of the batch.
+    d_model = 512, as in the paper's base model). Every entry up to ``"block output"``
+    is an array of the original block. The last, ``"relative bias"``, is not: the
+    original transformer has none. It is the shape of the bias that ALiBi or T5 add to
+    every layer's scores instead of adding a position table to the input, one
+    ``(seq_len, seq_len)`` matrix per head. Position tables and biases have no batch
+    axis: one serves every sequence of the batch.
 
     >>> shapes = transformer_shapes(2, 10, 512, 8)
     >>> shapes["attention scores"], shapes["feed-forward hidden"]
     ((2, 8, 10, 10), (2, 10, 2048))
+    >>> list(shapes)[-2:], shapes["relative bias"]
+    (['block output', 'relative bias'], (8, 10, 10))
     """
     batch = check_int("batch", batch, minimum=1)
     seq_len = check_int("seq_len", seq_len, minimum=1)

@@ -1,7 +1,8 @@
 """Decoupled RoPE in multi-head latent attention (MLA): DeepSeek-V2 and V3.
 
-MLA stores one compressed latent per token instead of every head's key and value,
-and rebuilds keys from it with a matrix that can be folded into the queries at
+MLA stores one compressed latent per token instead of every head's key and value
+(and, beside it, the small rotated key below: :func:`mla_cache_size`), and rebuilds
+keys from it with a matrix that can be folded into the queries at
 inference. A rotation between them would block that folding (``R(m)`` sits between
 the two matrices and changes with the position), so DeepSeek-V2 keeps position
 out of the latent path and gives it a separate, small part of every head
@@ -30,7 +31,48 @@ import numpy as np
 from ._checks import check_array, check_choice, check_float, check_int, check_optional
 from .rope import LAYOUTS, _yarn_mscale, apply_rope
 
-__all__ = ["mla_scores", "mla_softmax_scale"]
+__all__ = ["mla_cache_size", "mla_scores", "mla_softmax_scale"]
+
+
+def mla_cache_size(kv_lora_rank, qk_rope_head_dim, *, num_layers=1) -> int:
+    """How many numbers MLA's KV cache holds per token: the latent and the shared rotated key.
+
+    ``(d_c + d_h^R) · l``: each layer caches the compressed latent ``c^KV`` of
+    ``d_c`` = ``kv_lora_rank`` entries, from which every head's keys and values are
+    rebuilt, *and* the decoupled rotated key ``k^R`` of ``d_h^R`` =
+    ``qk_rope_head_dim`` entries, one per token shared by all heads, which no
+    up-projection can rebuild because it is rotated by the token's position.
+
+    Parameters
+    ----------
+    kv_lora_rank : int
+        ``d_c``, the latent's width; >= 1.
+    qk_rope_head_dim : int
+        ``d_h^R``, the rotated key's width; >= 2.
+    num_layers : int, optional
+        ``l``, the number of layers; >= 1.
+
+    Returns
+    -------
+    int
+
+    References
+    ----------
+    DeepSeek-AI (2024), "DeepSeek-V2", section 2.1.3 and Table 1 (MLA:
+    ``(d_c + d_h^R) l ≈ 9/2 d_h l`` with ``d_c = 4 d_h`` and ``d_h^R = d_h / 2``).
+
+    Examples
+    --------
+    >>> mla_cache_size(512, 64)                  # DeepSeek-V2 and V3, one layer
+    576
+    >>> mla_cache_size(512, 64, num_layers=61)   # DeepSeek-V3's 61 layers
+    35136
+    """
+    kv_lora_rank = check_int("kv_lora_rank", kv_lora_rank, minimum=1)
+    qk_rope_head_dim = check_int("qk_rope_head_dim", qk_rope_head_dim, minimum=2)
+    num_layers = check_int("num_layers", num_layers, minimum=1)
+    # (d_c + d_h^R) · l
+    return (kv_lora_rank + qk_rope_head_dim) * num_layers
 
 
 def mla_softmax_scale(qk_nope_head_dim, qk_rope_head_dim, *, scaling=None) -> float:

@@ -8,8 +8,10 @@ layer type, the numbers the model's rotary embedding holds and what they mean:
 * ``inv_freq`` (the rotated pairs only, as the model's ``inv_freq`` buffer holds
   them) and ``attention_factor`` (the multiplier on cos and sin);
 * the wavelengths ``2π / ω_i``, how many pairs complete a turn within the
-  pre-training context and within ``max_position_embeddings``, and each pair's
-  stretch ``ω_i(plain) / ω_i`` against plain RoPE with the same base;
+  pre-training context, within ``max_position_embeddings`` and, for a layer type
+  whose layers all attend through a sliding window, within the keys they see,
+  ``min(sliding_window, max_position_embeddings)``, and each pair's stretch
+  ``ω_i(plain) / ω_i`` against plain RoPE with the same base;
 * for LongRoPE both frequency sets, ``short`` and ``long``;
 
 and for the model as a whole its NoPE layers, its attention temperature, MLA's
@@ -25,12 +27,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._checks import check_int, check_optional
-from .hf_config import (
-    _text_part,
-    config_attention_temperature,
-    layer_rope_types,
-    rope_settings,
-)
+from .dual_chunk import dual_chunk_config, dual_chunk_largest_distance
+from .hf_config import _INTERLEAVED_MODEL_TYPES, HALVES_MODEL_TYPES, _text_part, rope_settings
+from .hf_families import standardise
+from .layer_positions import LAYER_SOURCES, config_attention_temperature, layer_positions
 from .mla import mla_softmax_scale
 from .rope import rope_frequencies
 
@@ -44,7 +44,7 @@ def _floats(values) -> list[float]:
     return [float(v) for v in np.asarray(values, dtype=np.float64)]
 
 
-def _frequency_summary(inv_freq, attention_factor, plain, original, context) -> dict:
+def _frequency_summary(inv_freq, attention_factor, plain, original, context, window=None) -> dict:
     """The numbers of one frequency set: frequencies, wavelengths, turns, stretch."""
     inv_freq = np.asarray(inv_freq, dtype=np.float64)
     turning = inv_freq > 0
@@ -60,14 +60,16 @@ def _frequency_summary(inv_freq, attention_factor, plain, original, context) -> 
         # stretch_i = ω_i(plain RoPE, same base) / ω_i; null where ω_i = 0
         "stretch": [float(p / f) if f > 0 else None for p, f in zip(plain, inv_freq, strict=True)],
     }
-    for name, length in (("original", original), ("context", context)):
+    # a sliding-window layer sees at most `window` keys, however long the context
+    span = None if window is None else min(window, context or window)
+    for name, length in (("original", original), ("context", context), ("window", span)):
         summary[f"pairs_turning_within_{name}"] = (
             None if length is None else int(np.count_nonzero(wavelengths <= length))
         )
     return summary
 
 
-def _layer_report(settings, layers, seq_len) -> dict:
+def _layer_report(settings, layers, seq_len, window=None) -> dict:
     """One layer type's block of the report."""
     # the pre-training context, where the type reads one (None for plain, linear, …)
     original = settings.original_max_position_embeddings
@@ -92,14 +94,15 @@ def _layer_report(settings, layers, seq_len) -> dict:
         "original_max_position_embeddings": original,
         "max_position_embeddings": context,
         "scaling": None if settings.scaling is None else dict(settings.scaling),
+        "sliding_window": window,
         **{key: value for key, value in settings.extra.items()},
     }
     inv_freq, factor = settings.frequencies(seq_len)
-    block.update(_frequency_summary(inv_freq, factor, plain, original, context))
+    block.update(_frequency_summary(inv_freq, factor, plain, original, context, window))
     if rope_type == "longrope":
         for name, length in (("short", original), ("long", original + 1)):
             freq, att = settings.frequencies(length)
-            block[name] = _frequency_summary(freq, att, plain, original, context)
+            block[name] = _frequency_summary(freq, att, plain, original, context, window)
     return block
 
 
@@ -155,8 +158,10 @@ def inspect_config(config, *, seq_len=None) -> dict:
         ``"layer_types"``: layer type → block with ``inv_freq``,
         ``attention_factor``, ``rope_type``, ``rope_theta``, ``head_dim``,
         ``rotary_dim``, ``layout``, ``layers`` (indices, when the config gives
-        ``num_hidden_layers``), wavelengths, ``pairs_turning_within_original``
-        and ``_context``, ``stretch`` (and ``short``/``long`` for LongRoPE);
+        ``num_hidden_layers``), ``sliding_window`` (when every layer of the type
+        has that window, else None), wavelengths, ``pairs_turning_within_original``,
+        ``_context`` and ``_window`` (None without a window), ``stretch`` (and
+        ``short``/``long`` for LongRoPE);
         ``"nope_layers"``, ``"temperature"``, ``"mla"`` and ``"warnings"``.
 
     Examples
@@ -169,23 +174,44 @@ def inspect_config(config, *, seq_len=None) -> dict:
     (64, 41, 5063256)
     """
     seq_len = check_optional(check_int, "seq_len", seq_len, minimum=1)
-    settings = rope_settings(config)
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
+        )
     cfg, path = _text_part(config)
-    plan = layer_rope_types(config) if cfg.get("num_hidden_layers") is not None else None
+    positions = layer_positions(config) if cfg.get("num_hidden_layers") is not None else None
+    rotates = positions is None or any(p.source == "rotary" for p in positions)
+    settings = rope_settings(config) if rotates else {}
+    plan = None if positions is None else [p.rope for p in positions]
     report: dict = {
         "model_type": cfg.get("model_type", config.get("model_type")),
-        "config_shape": "v5" if "rope_parameters" in cfg and not cfg.get("rope_scaling") else "v4",
+        "config_shape": _shape(config, path),
         "read_from": path,
         "num_hidden_layers": None if plan is None else len(plan),
+        "layers": None if positions is None else [_position(p) for p in positions],
+        "layer_strip": None if positions is None else layer_strip(positions),
         "layer_types": {},
-        "nope_layers": None if plan is None else [i for i, k in enumerate(plan) if k is None],
+        "nope_layers": None
+        if positions is None
+        else [p.index for p in positions if p.source == "nope"],
+        "recurrent_layers": None
+        if positions is None
+        else [p.index for p in positions if p.source == "recurrence"],
+        "notes": _notes(config, cfg, path, positions),
+        "not_modelled": not_modelled(cfg, path),
         "warnings": [],
     }
+    positions = positions or []
     for layer_type, entry in settings.items():
         if entry is None:
             continue
         layers = None if plan is None else [i for i, k in enumerate(plan) if k == layer_type]
-        block = _layer_report(entry, layers, seq_len)
+        if layers == []:
+            continue  # a layer type no layer rotates by
+        # one window shared by every layer of the type, or none (some layers see everything)
+        windows = {p.window for p in positions if p.rope == layer_type}
+        window = windows.pop() if len(windows) == 1 else None
+        block = _layer_report(entry, layers, seq_len, window)
         report["layer_types"][layer_type] = block
         report["warnings"] += [f"{layer_type}: {w}" for w in _warnings(entry, seq_len)]
     temperature = config_attention_temperature(config) if plan is not None else None
@@ -214,6 +240,143 @@ def inspect_config(config, *, seq_len=None) -> dict:
     return report
 
 
+#: Keys that change positions and that this library does not model, with what they do.
+_NOT_MODELLED = {
+    "dual_chunk_attention_config": (
+        "Dual Chunk Attention (Qwen2.5-1M) remaps positions inside and across chunks "
+        "at inference in the runtimes that read it (vLLM; transformers 5.23 ignores it): "
+        "the frequencies above are unchanged, the distances a query sees are not"
+    ),
+    "use_fope": "FoPE replaces RoPE's frequencies with learned Fourier series",
+    "xdrope_section": "XD-RoPE splits the rotated pairs into sections of other positions",
+}
+#: One character per layer in :func:`layer_strip`, by where its positions come from.
+STRIP = {"nope": "n", "recurrence": "~"}
+
+
+def _shape(config: Mapping, path: str) -> str:
+    """``"v5"`` for a config as transformers 5 writes it (``rope_parameters``), else ``"v4"``."""
+    raw = config.get("text_config") if path.endswith("['text_config']") else config
+    return "v5" if "rope_parameters" in raw and not raw.get("rope_scaling") else "v4"
+
+
+def _position(p) -> dict:
+    return {
+        "index": p.index,
+        "layer_type": p.layer_type,
+        "source": p.source,
+        "rope": p.rope,
+        "mixer": p.mixer,
+        "window": p.window,
+        "chunk": p.chunk,
+    }
+
+
+def _strip_letters(positions) -> dict[str, str]:
+    """The letter of each RoPE key in the strip: ``R`` when there is one, else the key's
+    first letter in capitals (``S``liding, ``F``ull, ``M``ain, ``C``ompress)."""
+    keys = list(dict.fromkeys(p.rope for p in positions if p.rope is not None))
+    if len(keys) <= 1:
+        return {key: "R" for key in keys}
+    letters = {key: key[0].upper() for key in keys}
+    if len(set(letters.values())) < len(keys):  # two keys with one initial
+        letters = {key: str(k) for k, key in enumerate(keys)}
+    return letters
+
+
+def layer_strip(positions) -> dict:
+    """Every layer as one character, and what each character means: a rotary layer by
+    the letter of its RoPE (``R``; ``S``/``F`` for per-type RoPE), ``n`` an attention
+    layer without rotation, ``~`` a layer with no attention."""
+    letters = _strip_letters(positions)
+    strip = "".join(letters[p.rope] if p.rope else STRIP[p.source] for p in positions)
+    legend = {letter: f"rotary ({key})" for key, letter in letters.items()}
+    mixers = sorted({p.mixer for p in positions if p.source == "recurrence"})
+    if any(p.source == "nope" for p in positions):
+        legend["n"] = "attention without rotation (NoPE)"
+    if mixers:
+        legend["~"] = f"no attention ({', '.join(mixers)}): order from the recurrence"
+    counts = {source: sum(p.source == source for p in positions) for source in LAYER_SOURCES}
+    return {"strip": strip, "legend": legend, "counts": counts}
+
+
+def not_modelled(cfg: Mapping, path: str) -> list[str]:
+    """What the config sets that changes positions and is not in the numbers shown."""
+    out = []
+    for key, what in _NOT_MODELLED.items():
+        if cfg.get(key):
+            out.append(f"{path}[{key!r}]: {what}{_detail(key, cfg)}")
+    return out
+
+
+def _detail(key: str, cfg: Mapping) -> str:
+    """Numbers the library computes for a key it does not fold into the report."""
+    if key != "dual_chunk_attention_config" or cfg.get("max_position_embeddings") is None:
+        return ""
+    dca = dual_chunk_config(cfg[key])
+    context = check_int("max_position_embeddings", cfg["max_position_embeddings"], minimum=1)
+    largest = dual_chunk_largest_distance(context, dca["chunk_size"], dca["local_size"])
+    return (
+        f"; with chunk_size {dca['chunk_size']} and local_size {dca['local_size']} the largest "
+        f"distance any query sees over {context} tokens is {largest} "
+        "(pe_explained.dual_chunk)"
+    )
+
+
+def _notes(config, cfg: Mapping, path: str, positions) -> list[str]:
+    """What the reader should know that the numbers alone do not say."""
+    raw = config.get("text_config") if path.endswith("['text_config']") else config
+    notes = list(standardise(raw, path)[1])
+    model_type = cfg.get("model_type")
+    scaling = cfg.get("rope_scaling") or cfg.get("rope_parameters") or {}
+    if (
+        isinstance(scaling, Mapping)
+        and scaling.get("rope_type", scaling.get("type")) == "yarn"
+        and scaling.get("beta_fast") is not None
+        and scaling.get("beta_fast") == scaling.get("beta_slow")
+    ):
+        notes.append(
+            f"beta_fast = beta_slow = {scaling['beta_fast']:g}: YaRN's ramp has no width, so "
+            "every pair is either kept or divided by the factor, a step (Kimi K2's setting)"
+        )
+    if model_type == "kimi_linear" and "mla_use_nope" in cfg:
+        notes.append(
+            f"{path}['mla_use_nope'] = {cfg['mla_use_nope']!r} is not read: Kimi Linear's "
+            "attention has no rotary code, so no layer rotates whatever it says"
+        )
+    if model_type == "deepseek_v32":
+        notes.append(
+            "DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in "
+            "halves, while MLA rotates interleaved pairs: the same tables, two pairings"
+        )
+    if model_type in ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"):
+        notes.append(
+            "MLA rotates the last qk_rope_head_dim dims of each query head and one key "
+            "shared by all heads; the other dims carry no position"
+        )
+    if cfg.get("num_kv_shared_layers"):
+        shared = int(cfg["num_kv_shared_layers"])
+        notes.append(
+            f"the last {shared} layers rotate their queries only and reuse keys (already "
+            "rotated) from an earlier layer of their type (num_kv_shared_layers)"
+        )
+    tuning = cfg.get("attn_temperature_tuning")
+    if isinstance(tuning, int) and not isinstance(tuning, bool):
+        notes.append(
+            f"{path}['attn_temperature_tuning'] = {tuning}: the modeling code tests only its "
+            "truth; transformers 5.23's config class accepts only true or false"
+        )
+    if positions and any(p.source == "rotary" for p in positions):
+        known = HALVES_MODEL_TYPES | _INTERLEAVED_MODEL_TYPES
+        if model_type not in known and cfg.get("rope_interleave") is None:
+            notes.append(
+                f"model_type {model_type!r} is not one whose code this library has read: "
+                "its pairing is assumed 'halves' (rotate_half, as most transformers models); "
+                "check its apply_rotary_pos_emb"
+            )
+    return notes
+
+
 def _numbers(values, shown=3) -> str:
     text = [f"{v:.6g}" if v is not None else "—" for v in values]
     if len(text) > 2 * shown:
@@ -233,6 +396,18 @@ def format_report(report: dict, *, name: str = "config") -> str:
         f"{name}: model_type {report['model_type']}, {report['config_shape']} shape "
         f"(RoPE read from {report['read_from']})"
     ]
+    strip = report.get("layer_strip")
+    if strip:
+        counts = strip["counts"]
+        total = sum(counts.values())
+        lines.append(
+            f"layers: {counts['rotary']} of {total} rotary, {counts['nope']} attention "
+            f"without rotation, {counts['recurrence']} without attention"
+        )
+        lines.append(f"  {strip['strip']}")
+        lines += [f"  {char} {meaning}" for char, meaning in strip["legend"].items()]
+        if not report["layer_types"]:
+            lines.append("  no layer rotates: there are no RoPE frequencies to show")
     for layer_type, b in report["layer_types"].items():
         lines.append("")
         lines.append(f"[{layer_type}] layers: {_layers(b['layers'])}")
@@ -268,6 +443,11 @@ def format_report(report: dict, *, name: str = "config") -> str:
                 within.append(
                     f"{s['pairs_turning_within_context']} within {b['max_position_embeddings']}"
                 )
+            if s["pairs_turning_within_window"] is not None:
+                within.append(
+                    f"{s['pairs_turning_within_window']} within the sliding window "
+                    f"({b['sliding_window']})"
+                )
             if within:
                 lines.append(f"  {label}pairs completing a turn: " + ", ".join(within))
             lines.append(f"  {label}stretch vs plain RoPE: {_numbers(s['stretch'])}")
@@ -280,6 +460,14 @@ def format_report(report: dict, *, name: str = "config") -> str:
     if report["nope_layers"]:
         lines.append("")
         lines.append(f"NoPE layers (no rotation): {_layers(report['nope_layers'])}")
+    if report.get("recurrent_layers"):
+        lines.append(f"layers without attention: {_layers(report['recurrent_layers'])}")
+    windows = sorted({p["window"] for p in report.get("layers") or () if p["window"]})
+    chunks = sorted({p["chunk"] for p in report.get("layers") or () if p["chunk"]})
+    for what, values in (("sliding window", windows), ("attention chunk", chunks)):
+        for value in values:
+            indices = [p["index"] for p in report["layers"] if value in (p["window"], p["chunk"])]
+            lines.append(f"{what} of {value} tokens on {_layers(indices)} layers")
     if report["temperature"]:
         t = report["temperature"]
         lines.append(
@@ -293,6 +481,12 @@ def format_report(report: dict, *, name: str = "config") -> str:
             f"head; softmax scale {m['softmax_scale']:.6g} (plain 1/√d: "
             f"{m['plain_softmax_scale']:.6g})"
         )
+    if report.get("notes"):
+        lines.append("")
+        lines += [f"note: {n}" for n in report["notes"]]
+    if report.get("not_modelled"):
+        lines.append("")
+        lines += [f"not modelled: {n}" for n in report["not_modelled"]]
     if report["warnings"]:
         lines.append("")
         lines += [f"warning: {w}" for w in report["warnings"]]

@@ -14,17 +14,23 @@ Two families are implemented:
   *Qwen2-VL*, arXiv:2409.12191). Every token has three ids (t, h, w). Text tokens
   get equal ids, so text is plain RoPE; an image's tokens take their row and
   column from the image's grid. :func:`mrope_position_ids` lays out a sequence of
-  text and images, :func:`mrope_pair_axes` says which pair reads which id
-  (``mrope_section``; Qwen2-VL's contiguous sections or Qwen3-VL's interleaved
-  ones) and :func:`apply_mrope` rotates.
+  text and images; :func:`mrope_video_position_ids` one of text, images and
+  videos under the three conventions of transformers: Qwen2-VL (a video's time id
+  advances by one per temporal grid step), Qwen2.5-VL (by ``tokens_per_second``
+  ids per second of video, truncated to integers, so frames close in time share
+  an id) and Qwen3-VL (a video is its frames, each numbered as an image, with
+  timestamp text between them). :func:`mrope_pair_axes` says which pair reads
+  which id (``mrope_section``; Qwen2-VL's contiguous sections or Qwen3-VL's
+  interleaved ones) and :func:`apply_mrope` rotates.
 * **2-D RoPE** as in Pixtral (Agrawal et al., 2024, *Pixtral 12B*,
   arXiv:2410.07073): a patch at (row, col); rows and columns take alternate
   frequencies of the ordinary ladder. :func:`patch_grid_positions`,
   :func:`rope_2d_frequencies`, :func:`apply_rope_2d`.
 
 Both give the same numbers as ``transformers`` (``models/qwen2_vl``,
-``models/qwen3_vl``, ``models/pixtral``); ``tests/test_transformers_multimodal.py``
-compares them.
+``models/qwen2_5_vl``, ``models/qwen3_vl``, ``models/pixtral``);
+``tests/test_transformers_multimodal.py`` and ``tests/test_transformers_video.py``
+compare them.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ __all__ = [
     "apply_rope_2d",
     "mrope_pair_axes",
     "mrope_position_ids",
+    "mrope_video_position_ids",
     "patch_grid_positions",
     "rope_2d_frequencies",
 ]
@@ -136,10 +143,8 @@ def mrope_position_ids(text_lengths, image_grids, *, spatial_merge_size=2) -> np
 
     Notes
     -----
-    Videos are not covered: their frames add a time coordinate spaced by a
-    frame rate (Qwen2.5-VL's ``second_per_grid_ts`` and ``tokens_per_second``),
-    and Qwen3-VL instead splits a video into one-frame grids separated by
-    timestamp text.
+    For videos, whose tokens also differ in time, see
+    :func:`mrope_video_position_ids`; with one grid step per item it gives these ids.
 
     Examples
     --------
@@ -154,47 +159,286 @@ def mrope_position_ids(text_lengths, image_grids, *, spatial_merge_size=2) -> np
     [0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7]
     """
     texts = check_array("text_lengths", text_lengths, kind="integer", ndim=1, minimum=0)
-    grids = check_array(
-        "image_grids", image_grids, kind="integer", ndim=(1, 2), rule="of shape (n_images, 2)"
-    )
-    if grids.ndim == 1:
-        if grids.size:
-            raise ValueError(
-                f"image_grids must be of shape (n_images, 2), one (height, width) per image, "
-                f"got shape {grids.shape}"
-            )
-        grids = grids.reshape(0, 2)
-    if grids.shape[1] != 2:
-        raise ValueError(
-            f"image_grids must be of shape (n_images, 2), one (height, width) per image, "
-            f"got shape {grids.shape}"
-        )
+    grids = _check_grids("image_grids", image_grids, ("height", "width"), "image")
+    _check_runs(texts, grids, "image_grids", "image(s)")
+    merge = check_int("spatial_merge_size", spatial_merge_size, minimum=1)
+    _check_merge("image_grids", grids, merge)
+
+    one_instant = np.zeros(1, dtype=np.int64)
+    blocks = [(one_instant, h, w) for h, w in (grids // merge).tolist()]
+    return _lay_out(texts.tolist(), blocks, resume_at_max=False)
+
+
+def _check_grids(name: str, value, axes: tuple[str, ...], item: str) -> np.ndarray:
+    """Grids of shape (n, len(axes)) of integers; ``[]`` for none."""
+    shape = f"(n_{item}s, {len(axes)})"
+    rule = f"of shape {shape}, one ({', '.join(axes)}) per {item}"
+    grids = check_array(name, value, kind="integer", ndim=(1, 2), rule=f"of shape {shape}")
+    if grids.ndim == 1 and not grids.size:
+        grids = grids.reshape(0, len(axes))
+    if grids.ndim != 2 or grids.shape[1] != len(axes):
+        raise ValueError(f"{name} must be {rule}, got shape {grids.shape}")
+    return grids
+
+
+def _check_runs(texts: np.ndarray, grids: np.ndarray, grids_name: str, items: str) -> None:
     if len(texts) != len(grids) + 1:
         raise ValueError(
-            f"text_lengths must have one entry more than image_grids has rows (a run of text "
-            f"before, between and after the images): got {len(texts)} text runs for "
-            f"{len(grids)} image(s)"
-        )
-    merge = check_int("spatial_merge_size", spatial_merge_size, minimum=1)
-    if grids.size and (grids.min() < merge or np.any(grids % merge)):
-        raise ValueError(
-            f"image_grids must hold positive multiples of spatial_merge_size = {merge} "
-            f"(whole merged tokens), got {grids.tolist()}"
+            f"text_lengths must have one entry more than {grids_name} has rows (a run of text "
+            f"before, between and after the {items.removesuffix('(s)')}s): got {len(texts)} "
+            f"text runs for {len(grids)} {items}"
         )
 
+
+def _check_merge(name: str, grids: np.ndarray, merge: int) -> None:
+    """Heights and widths (the last two columns) in whole merged tokens."""
+    sides = grids[:, -2:]
+    if sides.size and (sides.min() < merge or np.any(sides % merge)):
+        raise ValueError(
+            f"{name} must hold heights and widths that are positive multiples of "
+            f"spatial_merge_size = {merge} (whole merged tokens), got {grids.tolist()}"
+        )
+
+
+def _lay_out(texts: list[int], blocks: list, *, resume_at_max: bool) -> np.ndarray:
+    """The (3, seq) ids of text runs and vision blocks in turn.
+
+    ``texts`` has one run more than ``blocks``; a block is (time ids of its grid steps
+    relative to its start, height, width), sides in merged tokens.
+    """
     pieces, start = [], 0
-    for i, n_text in enumerate(texts.tolist()):
+    for i, n_text in enumerate(texts):
         # text: (p, p, p) for p = start … start + n − 1
         pieces.append(np.broadcast_to(np.arange(start, start + n_text), (3, n_text)))
         start += n_text
-        if i == len(grids):
+        if i == len(blocks):
             break
-        height, width = (grids[i] // merge).tolist()
-        rows, cols = np.divmod(np.arange(height * width), width)  # row-major token order
-        # image at start p: (p, p + row, p + col)
-        pieces.append(np.stack([np.zeros_like(rows), rows, cols]) + start)
-        start += max(height, width)
+        times, height, width = blocks[i]
+        # token (k, r, c), grid step first, then row-major: (p + time_k, p + r, p + c)
+        step, row, col = np.unravel_index(
+            np.arange(len(times) * height * width), (len(times), height, width)
+        )
+        block = np.stack([times[step], row, col]) + start
+        pieces.append(block)
+        # transformers 5: p + max(H, W), whatever the time ids; transformers 4: largest id + 1
+        start = int(block.max()) + 1 if resume_at_max else start + max(height, width)
     return np.concatenate(pieces, axis=1).astype(np.int64)
+
+
+#: The conventions of :func:`mrope_video_position_ids`.
+_VIDEO_MODELS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl")
+#: Where the text after a vision item resumes (:func:`mrope_video_position_ids`).
+_RESUME = ("spatial", "max")
+
+
+def mrope_video_position_ids(
+    text_lengths,
+    grids,
+    *,
+    model="qwen2_vl",
+    seconds_per_grid=1.0,
+    tokens_per_second=2.0,
+    frame_text_lengths=None,
+    spatial_merge_size=2,
+    resume="spatial",
+) -> np.ndarray:
+    """The ids (t, h, w) of every token of a sequence of text, images and videos (M-RoPE).
+
+    The sequence alternates runs of text and vision items, as in
+    :func:`mrope_position_ids`: ``text_lengths[0]`` text tokens, item 0,
+    ``text_lengths[1]`` text tokens, …; an item is an image or a video, given by its
+    grid ``(t, h, w)``: ``t`` temporal grid steps (``temporal_patch_size`` = 2
+    frames each; 1 for an image), ``h × w`` patches a step, ``H × W`` tokens after
+    merging (``H = h / spatial_merge_size``). Text tokens and the grid's rows and
+    columns are numbered as for an image; what the three models of transformers 5.23
+    (``get_rope_index`` of ``Qwen2VLModel``, ``Qwen2_5_VLModel``, ``Qwen3VLModel``)
+    do differently is time. An item starting at ``p`` gives the token of grid step
+    ``k``, row ``r``, column ``c`` the ids ``(p + τ_k, p + r, p + c)``, tokens ordered
+    by step, then row, then column, where
+
+    * ``"qwen2_vl"``: ``τ_k = k``, one id a grid step whatever the frame rate;
+    * ``"qwen2_5_vl"``: ``τ_k = ⌊k · tokens_per_second · seconds_per_grid⌋``,
+      absolute time: ``tokens_per_second`` ids a second of video (2 in the released
+      configs), truncated to an integer. When a step lasts less than
+      ``1 / tokens_per_second`` seconds (a high frame rate) consecutive steps share an
+      id: at 8 frames a second a step is 0.25 s, half an id, and the time ids run
+      0, 0, 1, 1, …. As in transformers, the product is computed in float32 (the
+      processor returns ``second_per_grid_ts`` as a float32 tensor), which can fall
+      just below an exact integer and truncate one lower;
+    * ``"qwen3_vl"``: a video is ``t`` items of one step each, one per grid step,
+      with the text the processor writes between them (``<|vision_end|>``, the
+      timestamp ``<1.5 seconds>``, ``<|vision_start|>``): every frame is numbered as
+      an image at its own start, ``τ = 0``; time is told by the timestamps' text.
+
+    The text after an item resumes at ``p + max(H, W)`` (``resume="spatial"``,
+    transformers 5), whatever the time ids: after a video whose time ids pass its
+    rows and columns the text reuses ids the video holds. transformers 4's
+    ``get_rope_index``, the code Qwen2-VL and Qwen2.5-VL were released with, resumes
+    at the item's largest id + 1 (``resume="max"``). The two agree for images and
+    for Qwen3-VL, whose items have one step. Either way decoding continues at
+    ``ids.max() + 1`` (transformers' ``rope_deltas``).
+
+    Parameters
+    ----------
+    text_lengths : array_like of int, shape (n_items + 1,)
+        Number of text tokens before, between and after the items (>= 0).
+    grids : array_like of int, shape (n_items, 3)
+        ``(t, h, w)`` of every item in the order of the sequence, as the vision
+        encoder sees it (rows of transformers' ``image_grid_thw`` and
+        ``video_grid_thw``); ``t >= 1``, ``h`` and ``w`` multiples of
+        ``spatial_merge_size``. ``[]`` for text only.
+    model : {"qwen2_vl", "qwen2_5_vl", "qwen3_vl"}, optional
+        Whose rule for time.
+    seconds_per_grid : float or array_like of float, shape (n_items,), optional
+        ``"qwen2_5_vl"`` only: seconds one grid step of each item lasts
+        (transformers' ``second_per_grid_ts``; the processor's
+        ``temporal_patch_size / fps`` of the sampled frames; 1 when absent, the
+        default). An image's entry is not used (one step is at time 0). One number
+        applies to every item.
+    tokens_per_second : float, optional
+        ``"qwen2_5_vl"`` only: time ids a second (the vision config's
+        ``tokens_per_second``; 2 in Qwen2.5-VL's released configs).
+    frame_text_lengths : int or array_like of int, optional
+        ``"qwen3_vl"`` only: the number of text tokens between two consecutive
+        frames of a video, one entry per gap, videos in order
+        (``Σ (t − 1)`` entries), or one count for every gap. Needed when an item
+        has ``t > 1``.
+    spatial_merge_size : int, optional
+        Side of the square of patches merged into one token (2 in every released
+        config).
+    resume : {"spatial", "max"}, optional
+        Where the text after an item resumes: ``p + max(H, W)`` (transformers 5) or
+        the item's largest id + 1 (transformers 4).
+
+    Returns
+    -------
+    ndarray of int64, shape (3, seq)
+        Rows t, h, w; ``seq = sum(text_lengths) + Σ t·H·W`` plus, for Qwen3-VL,
+        the text between frames.
+
+    Notes
+    -----
+    References: transformers 5.23, ``models/qwen2_vl/modeling_qwen2_vl.py``,
+    ``models/qwen2_5_vl/modeling_qwen2_5_vl.py`` and
+    ``models/qwen3_vl/modeling_qwen3_vl.py`` (``get_rope_index`` and
+    ``get_vision_position_ids`` of each ``…Model``); ``second_per_grid_ts`` from
+    ``Qwen2_5_VLProcessor`` (``processing_qwen2_5_vl.py``), the frames' timestamp text
+    from ``Qwen3VLProcessor.replace_video_token`` (``processing_qwen3_vl.py``).
+
+    A batch is numbered one sequence at a time: transformers takes the tokens its
+    attention mask keeps, numbers them from 0 as here, and leaves 0 at padding. It
+    finds items as runs of image or video tokens, so it needs text between two
+    items (and between two Qwen3-VL frames); this function numbers items with no
+    text between them one after the other.
+
+    Examples
+    --------
+    A word, a clip of 4 grid steps of 4 × 4 patches (2 × 2 tokens), a word. Qwen2-VL
+    advances time one id a step; the word after resumes at 1 + 2:
+
+    >>> ids = mrope_video_position_ids([1, 1], [[4, 4, 4]], model="qwen2_vl")
+    >>> ids[0].tolist()
+    [0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3]
+    >>> ids[:, 1:5].tolist()  # the first step: rows and columns
+    [[1, 1, 1, 1], [1, 1, 2, 2], [1, 2, 1, 2]]
+
+    Qwen2.5-VL at 8 frames a second (0.25 s a step, 2 ids a second: half an id a step):
+
+    >>> ids = mrope_video_position_ids(
+    ...     [1, 1], [[4, 4, 4]], model="qwen2_5_vl", seconds_per_grid=0.25, tokens_per_second=2
+    ... )
+    >>> ids[0].tolist()
+    [0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3]
+
+    Qwen3-VL: each step a frame at its own start, 3 tokens of timestamp text between:
+
+    >>> ids = mrope_video_position_ids(
+    ...     [1, 1], [[2, 4, 4]], model="qwen3_vl", frame_text_lengths=3
+    ... )
+    >>> ids[0].tolist()
+    [0, 1, 1, 1, 1, 3, 4, 5, 6, 6, 6, 6, 8]
+    """
+    texts = check_array("text_lengths", text_lengths, kind="integer", ndim=1, minimum=0)
+    grids = _check_grids("grids", grids, ("t", "height", "width"), "item")
+    _check_runs(texts, grids, "grids", "item(s)")
+    model = check_choice("model", model, _VIDEO_MODELS)
+    seconds = check_array(
+        "seconds_per_grid", seconds_per_grid, ndim=(0, 1), rule="a number or 1-D", minimum=0
+    )
+    per_second = check_float("tokens_per_second", tokens_per_second, greater_than=0.0)
+    gaps = None
+    if frame_text_lengths is not None:
+        gaps = check_array(
+            "frame_text_lengths",
+            frame_text_lengths,
+            kind="integer",
+            ndim=(0, 1),
+            rule="an int or 1-D",
+            minimum=0,
+        )
+    merge = check_int("spatial_merge_size", spatial_merge_size, minimum=1)
+    resume = check_choice("resume", resume, _RESUME)
+    if grids.size and grids[:, 0].min() < 1:
+        raise ValueError(
+            f"grids must have t >= 1 temporal grid steps (1 for an image), got {grids.tolist()}"
+        )
+    _check_merge("grids", grids, merge)
+    if seconds.ndim == 1 and seconds.shape != (len(grids),):
+        raise ValueError(
+            f"seconds_per_grid must be one number or one per item ({len(grids)}), "
+            f"got shape {seconds.shape}"
+        )
+    if model != "qwen2_5_vl":
+        for name, value, default in [
+            ("seconds_per_grid", seconds, 1.0),
+            ("tokens_per_second", per_second, 2.0),
+        ]:
+            if np.any(value != default):
+                raise ValueError(
+                    f"{name} is Qwen2.5-VL's (model='qwen2_5_vl'); model={model!r} spaces "
+                    f"time without it, got {name}={np.asarray(value).tolist()}"
+                )
+    n_gaps = int((grids[:, 0] - 1).sum()) if grids.size else 0
+    if model != "qwen3_vl" and gaps is not None:
+        raise ValueError(
+            f"frame_text_lengths is Qwen3-VL's (model='qwen3_vl'), whose videos are frames "
+            f"between timestamp text; model={model!r} numbers a video as one grid"
+        )
+    if model == "qwen3_vl" and n_gaps and gaps is None:
+        raise ValueError(
+            f"frame_text_lengths is needed for model='qwen3_vl': the text tokens between the "
+            f"frames of each video ({n_gaps} gap(s) here)"
+        )
+    if gaps is not None and gaps.ndim == 1 and gaps.shape != (n_gaps,):
+        raise ValueError(
+            f"frame_text_lengths must have one entry per gap between consecutive frames "
+            f"(sum of t - 1 = {n_gaps}), or be one int, got shape {gaps.shape}"
+        )
+
+    steps, heights, widths = grids.T.tolist() if grids.size else ([], [], [])
+    heights = [h // merge for h in heights]
+    widths = [w // merge for w in widths]
+    if model == "qwen3_vl":
+        # every grid step a one-step item; the text between frames between them
+        between = iter(np.broadcast_to(gaps if gaps is not None else 0, (n_gaps,)).tolist())
+        runs, blocks, one_instant = [int(texts[0])], [], np.zeros(1, dtype=np.int64)
+        for i, (n_steps, height, width) in enumerate(zip(steps, heights, widths, strict=True)):
+            for k in range(n_steps):
+                blocks.append((one_instant, height, width))
+                runs.append(next(between) if k < n_steps - 1 else int(texts[i + 1]))
+        return _lay_out(runs, blocks, resume_at_max=resume == "max")
+
+    seconds = np.broadcast_to(seconds, (len(grids),))
+    blocks = []
+    for n_steps, height, width, second in zip(steps, heights, widths, seconds, strict=True):
+        if model == "qwen2_vl":
+            times = np.arange(n_steps, dtype=np.int64)  # τ_k = k
+        else:
+            # τ_k = ⌊k · tokens_per_second · seconds_per_grid⌋, in float32 as transformers
+            step = np.float32(per_second) * np.float32(second)
+            times = np.trunc(np.arange(n_steps, dtype=np.float32) * step).astype(np.int64)
+        blocks.append((times, height, width))
+    return _lay_out(texts.tolist(), blocks, resume_at_max=resume == "max")
 
 
 def _check_section(mrope_section) -> np.ndarray:

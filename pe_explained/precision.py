@@ -14,7 +14,13 @@ Two things go wrong when positions meet floating point:
   ``pos · ω`` then carries an absolute error of order ``pos · 2^-24``, so the error
   of cos and sin grows in proportion to the position. :func:`rope_angle_error`
   measures it against the float64 formula, and measures the other route, angles in
-  float64 rounded once at the end, which :func:`pe_explained.apply_rope` takes.
+  float64 rounded once at the end, which :func:`pe_explained.apply_rope` takes. A
+  model cast with ``.to(torch.bfloat16)`` also holds its inverse frequencies in
+  bfloat16 (``inv_freq_dtype``), which turns the angles wrong from the first
+  thousand positions on.
+* **Scores are rounded too.** The rotated query and key are stored in the model's
+  dtype (and the key in a KV cache's): :func:`rope_score_error` measures the error
+  that leaves on their dot product, exact phasors or not.
 """
 
 from __future__ import annotations
@@ -22,10 +28,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import (
+    check_array,
     check_base,
     check_choice,
+    check_int,
     check_positions,
     check_positive_even_int,
+    check_same_shape,
     check_storage_float_dtype,
 )
 
@@ -35,6 +44,7 @@ __all__ = [
     "first_colliding_position",
     "float32_rope_cos_sin",
     "rope_angle_error",
+    "rope_score_error",
 ]
 
 #: How :func:`rope_angle_error` computes the angles: the usual float32 recipe, or float64.
@@ -100,7 +110,9 @@ def first_colliding_position(dtype) -> int:
     raise ValueError(f"dtype {dtype} stores every integer below 2**1024 exactly")
 
 
-def float32_rope_cos_sin(positions, head_dim, *, base=10000.0) -> tuple[np.ndarray, np.ndarray]:
+def float32_rope_cos_sin(
+    positions, head_dim, *, base=10000.0, inv_freq_dtype=np.float32
+) -> tuple[np.ndarray, np.ndarray]:
     """cos and sin of RoPE's angles as the usual float32 recipe computes them.
 
     The steps, each rounded to float32 (as in transformers' default rotary
@@ -115,6 +127,12 @@ def float32_rope_cos_sin(positions, head_dim, *, base=10000.0) -> tuple[np.ndarr
     at position ``p`` then moves by up to ``p · ulp(ω_i)``, another error of the same
     order as the one measured here.
 
+    ``inv_freq_dtype`` rounds ``ω_i`` to another format first, as a model's
+    ``inv_freq`` buffer holds it: after ``model.to(torch.bfloat16)`` the buffer is
+    bfloat16 (``ml_dtypes.bfloat16`` here), and the rotary class multiplies its
+    float32 copy by the positions. A bfloat16 ``ω_i`` (8 significant bits) is off by up
+    to ``2^-8`` of itself, so the angle at position ``p`` by up to ``p · ω_i · 2^-8``.
+
     Parameters
     ----------
     positions : int or array_like, shape (n,)
@@ -123,6 +141,9 @@ def float32_rope_cos_sin(positions, head_dim, *, base=10000.0) -> tuple[np.ndarr
         Dimensions per head; positive and even.
     base : float, optional
         RoPE's base; > 1.
+    inv_freq_dtype : float dtype, optional
+        The format ``ω_i`` is held in before the float32 product (float32, or
+        ``ml_dtypes.bfloat16`` for a model cast with ``.to(torch.bfloat16)``).
 
     Returns
     -------
@@ -137,15 +158,23 @@ def float32_rope_cos_sin(positions, head_dim, *, base=10000.0) -> tuple[np.ndarr
     pos = check_positions("positions", positions)
     head_dim = check_positive_even_int("head_dim", head_dim)
     base = check_base("base", base)
-    # ω_i = base^(−2i/head_dim), rounded to float32 (correctly: the float32 power of a
-    # framework may land one unit in the last place away)
-    inv_freq = (base ** (-np.arange(0, head_dim, 2) / head_dim)).astype(np.float32)
+    inv_freq_dtype = check_storage_float_dtype("inv_freq_dtype", inv_freq_dtype)
+    # ω_i = base^(−2i/head_dim), rounded to the buffer's format (correctly: the float32
+    # power of a framework may land one unit in the last place away), then to float32
+    omega = base ** (-np.arange(0, head_dim, 2) / head_dim)
+    inv_freq = omega.astype(inv_freq_dtype).astype(np.float32)
     theta = np.multiply.outer(pos.astype(np.float32), inv_freq)  # θ = p · ω_i, float32 product
     return np.cos(theta), np.sin(theta)
 
 
 def rope_angle_error(
-    positions, head_dim, *, base=10000.0, angles="float32", output_dtype=np.float32
+    positions,
+    head_dim,
+    *,
+    base=10000.0,
+    angles="float32",
+    output_dtype=np.float32,
+    inv_freq_dtype=None,
 ) -> np.ndarray:
     """The largest error of RoPE's cos and sin at each position, against the float64 formula.
 
@@ -167,6 +196,11 @@ def rope_angle_error(
     output_dtype : float dtype, optional
         What cos and sin are finally stored in (transformers casts them to the model's
         dtype, so ``ml_dtypes.bfloat16`` for a bfloat16 model). Default float32.
+    inv_freq_dtype : float dtype, optional
+        The format the inverse frequencies are held in before the angles are
+        computed (``ml_dtypes.bfloat16`` for a model cast with
+        ``.to(torch.bfloat16)``, whose ``inv_freq`` buffer is cast too). Default:
+        float32 for the float32 recipe, none (float64) for float64 angles.
 
     Returns
     -------
@@ -179,20 +213,141 @@ def rope_angle_error(
     ['3e-05', '5e-03']
     >>> float(rope_angle_error([100000], 128, angles="float64")[0]) < 6e-8
     True
+    >>> import ml_dtypes  # numpy's bfloat16 (the book installs it)
+    >>> err = rope_angle_error([1000], 32, base=5e5, inv_freq_dtype=ml_dtypes.bfloat16)
+    >>> round(float(err[0]), 2)
+    0.88
     """
     pos = check_positions("positions", positions)
     head_dim = check_positive_even_int("head_dim", head_dim)
     base = check_base("base", base)
     angles = check_choice("angles", angles, ANGLE_PRECISIONS)
     output_dtype = check_storage_float_dtype("output_dtype", output_dtype)
+    if inv_freq_dtype is not None:
+        inv_freq_dtype = check_storage_float_dtype("inv_freq_dtype", inv_freq_dtype)
     omega = base ** (-np.arange(0, head_dim, 2) / head_dim)  # float64 ω_i
     theta = np.multiply.outer(pos.astype(np.float64), omega)  # float64 θ = p · ω_i
     exact_cos, exact_sin = np.cos(theta), np.sin(theta)
     if angles == "float32":
-        cos, sin = float32_rope_cos_sin(pos, head_dim, base=base)
+        cos, sin = float32_rope_cos_sin(
+            pos, head_dim, base=base, inv_freq_dtype=inv_freq_dtype or np.float32
+        )
+    elif inv_freq_dtype is not None:  # float64 angles from the stored ω_i
+        held = np.multiply.outer(pos.astype(np.float64), omega.astype(inv_freq_dtype))
+        cos, sin = np.cos(held), np.sin(held)
     else:
         cos, sin = exact_cos, exact_sin
     cos = cos.astype(output_dtype).astype(np.float64)
     sin = sin.astype(output_dtype).astype(np.float64)
     error = np.maximum(np.abs(cos - exact_cos), np.abs(sin - exact_sin))
     return error.max(axis=1) if error.shape[1] else np.zeros(len(pos))
+
+
+def rope_score_error(
+    q,
+    k,
+    positions,
+    distance,
+    *,
+    base=10000.0,
+    angles="float64",
+    query_dtype=np.float32,
+    key_dtype=np.float32,
+) -> np.ndarray:
+    """The error of RoPE's score when the rotated query and key are stored in a low precision.
+
+    A model does not attend with its phasors but with the rotated query ``R_m q``
+    and key ``R_n k``, held in the model's dtype (bfloat16), the key often in a
+    KV cache (bfloat16 or FP8). With ``n = m − distance``::
+
+        error(m) = max over the vector pairs
+                   |fl_q(R_m q) · fl_k(R_n k) − q · R_(n−m) k| / (‖q‖ ‖k‖)
+
+    where ``fl_q`` and ``fl_k`` round to ``query_dtype`` and ``key_dtype``, the
+    rotation itself is computed in float64 from the chosen angles, and the exact
+    score, a function of the distance only (Su et al. 2021, eq. 16), uses float64
+    angles ``distance · ω_i``. The products are summed in float64, so the error is
+    that of the storage and the angles alone. It is given in units of
+    ``‖q‖ ‖k‖``, the largest score the pair can reach.
+
+    Parameters
+    ----------
+    q, k : array_like, shape (head_dim,) or (n, head_dim)
+        Queries and keys before the rotation, one pair per row; head_dim even;
+        no zero vector. Pairs are dimensions ``(i, i + head_dim / 2)``.
+    positions : int or array_like, shape (p,)
+        The query positions ``m`` (an int ``p`` means ``0 … p−1``); each at least
+        ``distance``.
+    distance : int
+        ``m − n``, how far back the key is; >= 0.
+    base : float, optional
+        RoPE's base; > 1.
+    angles : {"float64", "float32"}, optional
+        ``"float64"``: exact phasors, as :func:`pe_explained.apply_rope` computes
+        them. ``"float32"``: the usual float32 recipe (:func:`float32_rope_cos_sin`).
+    query_dtype, key_dtype : float dtype, optional
+        What the rotated query and key are stored in (``ml_dtypes.bfloat16``,
+        ``ml_dtypes.float8_e4m3fn``, …); default float32.
+
+    Returns
+    -------
+    ndarray of float64, shape (p,)
+
+    Examples
+    --------
+    >>> import ml_dtypes
+    >>> q, k = np.random.default_rng(0).normal(size=(2, 4, 64))
+    >>> exact = rope_score_error(q, k, [5000], 10, query_dtype=np.float64, key_dtype=np.float64)
+    >>> bool(exact[0] < 1e-12)  # float64 all the way: the angles' own rounding
+    True
+    >>> bf16 = ml_dtypes.bfloat16
+    >>> err = rope_score_error(q, k, [5000], 10, query_dtype=bf16, key_dtype=bf16)
+    >>> f"{err[0]:.1e}"  # 8 significant bits: each entry off by up to 2^-8 of itself
+    '7.2e-05'
+    """
+    q = check_array("q", q, ndim=(1, 2), rule="1-D or 2-D", nonempty=True)
+    k = check_array("k", k, ndim=(1, 2), rule="1-D or 2-D", nonempty=True)
+    check_same_shape("q", q, "k", k)
+    q, k = np.atleast_2d(q), np.atleast_2d(k)
+    head_dim = check_positive_even_int("q's last axis (head_dim)", q.shape[-1])
+    norms = np.linalg.norm(q, axis=-1) * np.linalg.norm(k, axis=-1)
+    if not np.all(norms > 0):
+        raise ValueError("q and k must hold no zero vector (the error is relative to ‖q‖ ‖k‖)")
+    pos = check_positions("positions", positions)
+    distance = check_int("distance", distance, minimum=0)
+    if pos.size and pos.min() < distance:
+        raise ValueError(
+            f"positions must be >= distance ({distance}): the key sits at m − distance, "
+            f"got {pos.min()}"
+        )
+    base = check_base("base", base)
+    angles = check_choice("angles", angles, ANGLE_PRECISIONS)
+    query_dtype = check_storage_float_dtype("query_dtype", query_dtype)
+    key_dtype = check_storage_float_dtype("key_dtype", key_dtype)
+    half = head_dim // 2
+    omega = base ** (-np.arange(0, head_dim, 2) / head_dim)  # float64 ω_i
+
+    def rotated(x, at, dtype):
+        """R_p x for every position p in ``at`` (rows) and vector (columns), stored in dtype."""
+        if angles == "float32":
+            cos, sin = (t.astype(np.float64) for t in float32_rope_cos_sin(at, head_dim, base=base))
+        else:
+            theta = np.multiply.outer(at.astype(np.float64), omega)  # θ = p · ω_i
+            cos, sin = np.cos(theta), np.sin(theta)
+        cos, sin = cos[:, None, :], sin[:, None, :]
+        a, b = x[None, :, :half], x[None, :, half:]
+        # (a, b) ↦ (a cos θ − b sin θ, a sin θ + b cos θ), then rounded once to the dtype
+        out = np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
+        with np.errstate(over="ignore"):
+            return out.astype(dtype).astype(np.float64)
+
+    scores = np.einsum(
+        "pvd,pvd->pv", rotated(q, pos, query_dtype), rotated(k, pos - distance, key_dtype)
+    )
+    # the exact score: Σ_i (q_a k_a + q_b k_b) cos(dω_i) + (q_a k_b − q_b k_a) sin(dω_i)
+    qa, qb, ka, kb = q[:, :half], q[:, half:], k[:, :half], k[:, half:]
+    exact = (qa * ka + qb * kb) @ np.cos(distance * omega) + (qa * kb - qb * ka) @ np.sin(
+        distance * omega
+    )
+    error = np.abs(scores - exact[None, :]) / norms[None, :]
+    return error.max(axis=1) if pos.size else np.zeros(0)

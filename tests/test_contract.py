@@ -25,6 +25,7 @@ array           ``True``, ``"abc"``, ``None``, the valid array as strings,    Ty
                 objects, complex numbers, bools
                 the valid array with a NaN, with an inf                       ValueError
 int array       as array; the valid array as floats, with a NaN               TypeError
+int array?      as int array, without ``None`` (the default)
 bool array      ``1``, ``"abc"``, ``None``, the valid array as ints, floats,  TypeError
                 strings, objects, complex numbers
 mask            ``"abc"``, ``None``, the valid mask as floats, strings,       TypeError
@@ -37,6 +38,10 @@ scaling         ``"linear"``, a bool, a string or a complex ``factor``,       Ty
                 ``truncate="no"``
                 an unknown ``rope_type``, a NaN ``factor``, an inf            ValueError
                 ``beta_fast``
+rng             ``0``, ``None``, ``"seed"``, a ``numpy.random.RandomState``   TypeError
+dca config      a string, ``None``, a bool or a string ``chunk_size``         TypeError
+                an unknown key, ``local_size`` >= ``chunk_size``, a           ValueError
+                negative ``local_size``
 ==============  ============================================================  ===========
 
 Every argument of an array kind (and ``positions``) also gets an *empty* value,
@@ -52,6 +57,7 @@ The idea is scipy's ``test_windowfunc_basics`` (``scipy/signal/tests/test_window
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Callable
@@ -110,6 +116,7 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
     "dict?": lambda v: [(b, TypeError) for b in ("yarn", 1, ["factor"])],
     "choice": lambda v: [("no-such-choice", ValueError), (1, TypeError)],
     "dtype": lambda v: [(b, TypeError) for b in (np.int32, "no", True, None)],
+    "dtype?": lambda v: [(b, TypeError) for b in (np.int32, "no", True)],
     "positions": lambda v: (
         [
             (b, TypeError)
@@ -155,6 +162,16 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
             _nan_at_first(v),
         ]
     ],
+    # an int array whose default None means "not given" (frame_text_lengths)
+    "int array?": lambda v: [
+        (b, TypeError)
+        for b in [
+            True,
+            "abc",
+            *_wrong_dtypes(v, str, object, complex, bool, float),
+            _nan_at_first(v),
+        ]
+    ],
     "bool array": lambda v: [
         (b, TypeError)
         for b in [1, "abc", None, *_wrong_dtypes(v, int, float, str, object, complex)]
@@ -189,6 +206,18 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
         ({"head_dim": 8, "rope_theta": INF}, ValueError),
         ({"hidden_size": 64}, ValueError),
     ],
+    # a source of randomness: numpy.random.Generator only (pose_position_ids)
+    "rng": lambda v: [(b, TypeError) for b in (0, None, "seed", np.random.RandomState(0))],
+    # a dual_chunk_attention_config (dual_chunk_config)
+    "dca config": lambda v: [
+        ("chunk_size=8192", TypeError),
+        (None, TypeError),
+        ({"chunk_size": True}, TypeError),
+        ({"chunk_size": "8192"}, TypeError),
+        ({"chunk_sise": 8192}, ValueError),
+        ({"chunk_size": 512, "local_size": 512}, ValueError),
+        ({"local_size": -1}, ValueError),
+    ],
 }
 
 #: Kinds whose arguments need an ``empty`` decision.
@@ -197,6 +226,7 @@ ARRAY_KINDS = {
     "signed positions",
     "array",
     "int array",
+    "int array?",
     "bool array",
     "mask",
     "ndarray",
@@ -233,6 +263,8 @@ def _embedding_call(token_ids):
 _embedding_call.__name__ = "TokenEmbedding.__call__"
 
 LAYER_CALL_KINDS = {"x": "array", "training": "bool", "offset": INT}
+#: The arguments every call of mrope_video_position_ids passes.
+VIDEO_KINDS = {"text_lengths": "int array", "grids": "int array", "model": "choice"}
 LAYER_X = np.ones((2, 5, 8))
 
 #: The table: every callable of ``pe_explained.__all__``, one or more calls each.
@@ -720,8 +752,13 @@ CALLS: dict[str, tuple[Call, ...]] = {
     "float32_rope_cos_sin": (
         Call(
             pe.float32_rope_cos_sin,
-            {"positions": [0, 7, 1000], "head_dim": 8, "base": 10000.0},
-            {"positions": "positions", "head_dim": INT, **BASE},
+            {
+                "positions": [0, 7, 1000],
+                "head_dim": 8,
+                "base": 10000.0,
+                "inv_freq_dtype": np.float16,
+            },
+            {"positions": "positions", "head_dim": INT, **BASE, "inv_freq_dtype": "dtype"},
             empty={"positions": "result"},
         ),
     ),
@@ -734,6 +771,7 @@ CALLS: dict[str, tuple[Call, ...]] = {
                 "base": 10000.0,
                 "angles": "float32",
                 "output_dtype": np.float32,
+                "inv_freq_dtype": np.float16,
             },
             {
                 "positions": "positions",
@@ -741,8 +779,36 @@ CALLS: dict[str, tuple[Call, ...]] = {
                 **BASE,
                 "angles": "choice",
                 "output_dtype": "dtype",
+                "inv_freq_dtype": "dtype?",
             },
             empty={"positions": "result"},
+        ),
+    ),
+    "rope_score_error": (
+        Call(
+            pe.rope_score_error,
+            {
+                "q": RNG.normal(size=(3, 8)),
+                "k": RNG.normal(size=(3, 8)),
+                "positions": [5, 40, 1000],
+                "distance": 2,
+                "base": 10000.0,
+                "angles": "float32",
+                "query_dtype": np.float16,
+                "key_dtype": np.float16,
+            },
+            {
+                "q": "array",
+                "k": "array",
+                "positions": "positions",
+                "distance": INT,
+                **BASE,
+                "angles": "choice",
+                "query_dtype": "dtype",
+                "key_dtype": "dtype",
+            },
+            # no vectors: nothing to measure; no positions: an empty answer
+            empty={"q": "error", "k": "error", "positions": "result"},
         ),
     ),
     "mrope_position_ids": (
@@ -752,6 +818,49 @@ CALLS: dict[str, tuple[Call, ...]] = {
             {"text_lengths": "int array", "image_grids": "int array", "spatial_merge_size": INT},
             # one text run more than images: no runs, or a missing image, is a mismatch
             empty={"text_lengths": "error", "image_grids": "error"},
+        ),
+    ),
+    "mrope_video_position_ids": (
+        Call(
+            pe.mrope_video_position_ids,
+            {
+                "text_lengths": [2, 1, 2],
+                "grids": [[4, 4, 4], [1, 2, 6]],
+                "model": "qwen2_vl",
+                "spatial_merge_size": 2,
+                "resume": "max",
+            },
+            {**VIDEO_KINDS, "spatial_merge_size": INT, "resume": "choice"},
+            # one text run more than items: no runs, or a missing item, is a mismatch
+            empty={"text_lengths": "error", "grids": "error"},
+            label="qwen2_vl",
+        ),
+        Call(
+            pe.mrope_video_position_ids,
+            {
+                "text_lengths": [2, 2],
+                "grids": [[4, 4, 4]],
+                "model": "qwen2_5_vl",
+                "seconds_per_grid": [0.25],
+                "tokens_per_second": 2.0,
+            },
+            {**VIDEO_KINDS, "seconds_per_grid": "array", "tokens_per_second": FLOAT},
+            # one duration per item: none for one video is a mismatch
+            empty={"text_lengths": "error", "grids": "error", "seconds_per_grid": "error"},
+            label="qwen2_5_vl",
+        ),
+        Call(
+            pe.mrope_video_position_ids,
+            {
+                "text_lengths": [1, 1],
+                "grids": [[3, 2, 4]],
+                "model": "qwen3_vl",
+                "frame_text_lengths": [2, 3],
+            },
+            {**VIDEO_KINDS, "frame_text_lengths": "int array?"},
+            # one count per gap between frames: none for two gaps is a mismatch
+            empty={"text_lengths": "error", "grids": "error", "frame_text_lengths": "error"},
+            label="qwen3_vl",
         ),
     ),
     "mrope_pair_axes": (
@@ -838,6 +947,9 @@ LAYERED_CONFIG = {
 CALLS["layer_rope_types"] = (
     Call(pe.layer_rope_types, {"config": LAYERED_CONFIG}, {"config": "config"}),
 )
+CALLS["layer_positions"] = (
+    Call(pe.layer_positions, {"config": LAYERED_CONFIG}, {"config": "config"}),
+)
 CALLS["config_attention_temperature"] = (
     Call(pe.config_attention_temperature, {"config": LAYERED_CONFIG}, {"config": "config"}),
 )
@@ -865,6 +977,89 @@ CALLS["mla_softmax_scale"] = (
             "scaling": {"rope_type": "yarn", "factor": 4.0, "mscale_all_dim": 1.0},
         },
         {"qk_nope_head_dim": INT, "qk_rope_head_dim": INT, "scaling": "dict?"},
+    ),
+)
+CALLS["kerple_bias"] = (
+    Call(
+        pe.kerple_bias,
+        {
+            "r1": np.array([1.0, 0.5]),
+            "r2": np.array([0.5, 1.5]),
+            "query_len": 3,
+            "key_len": 5,
+            "variant": "power",
+            "causal": True,
+        },
+        {
+            "r1": "array",
+            "r2": "array",
+            "query_len": INT,
+            "key_len": "int?",
+            "variant": "choice",
+            "causal": "bool",
+        },
+        empty={"r1": "error", "r2": "error"},  # no heads: no parameters to read
+    ),
+)
+CALLS["fire_normalized_distance"] = (
+    Call(
+        pe.fire_normalized_distance,
+        {"query_len": 3, "key_len": 5, "c": 0.1, "threshold": 4.0},
+        {"query_len": INT, "key_len": "int?", "c": FLOAT, "threshold": FLOAT},
+    ),
+)
+FIRE_MLP = ("hidden_weight", "hidden_bias", "output_weight", "output_bias")
+CALLS["fire_bias"] = (
+    Call(
+        pe.fire_bias,
+        {
+            "hidden_weight": RNG.normal(size=4),
+            "hidden_bias": RNG.normal(size=4),
+            "output_weight": RNG.normal(size=(4, 2)),
+            "output_bias": RNG.normal(size=2),
+            "query_len": 3,
+            "key_len": 5,
+            "c": 0.1,
+            "threshold": 4.0,
+            "causal": True,
+        },
+        {
+            **dict.fromkeys(FIRE_MLP, "array"),
+            "query_len": INT,
+            "key_len": "int?",
+            "c": FLOAT,
+            "threshold": FLOAT,
+            "causal": "bool",
+        },
+        empty=dict.fromkeys(FIRE_MLP, "error"),  # an MLP without units or heads
+    ),
+)
+CALLS["cope_positions"] = (
+    Call(
+        pe.cope_positions,
+        {"gate_logits": RNG.normal(size=(2, 4, 4))},
+        {"gate_logits": "array"},
+        empty={"gate_logits": "result"},  # a batch of no heads
+    ),
+)
+CALLS["cope_bias"] = (
+    Call(
+        pe.cope_bias,
+        {
+            "queries": RNG.normal(size=(2, 4, 3)),
+            "positions": np.abs(RNG.normal(size=(2, 4, 4))),
+            "position_embeddings": RNG.normal(size=(5, 3)),
+        },
+        {"queries": "array", "positions": "array", "position_embeddings": "array"},
+        # no heads in both: an empty answer; one without the other, or no table: a mismatch
+        empty={"queries": "error", "positions": "error", "position_embeddings": "error"},
+    ),
+)
+CALLS["mla_cache_size"] = (
+    Call(
+        pe.mla_cache_size,
+        {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "num_layers": 2},
+        {"kv_lora_rank": INT, "qk_rope_head_dim": INT, "num_layers": INT},
     ),
 )
 CALLS["mla_scores"] = (
@@ -933,6 +1128,273 @@ CALLS["apply_rope"] += (
 )
 
 
+# positions at inference: a cache's shift, StreamingLLM, padding, packing
+SHIFT_KINDS = {
+    "keys": "ndarray",
+    "delta": "int array",
+    "inv_freq": "array",
+    "layout": "choice",
+    "rotary_dim": "int?",
+}
+SHIFT_KWARGS = {
+    "keys": np.ones((2, 3, 8)),
+    "delta": np.array([-1, 0, 2]),
+    "inv_freq": np.array([1.0, 0.01]),
+    "layout": "interleaved",
+    "rotary_dim": 4,
+}
+CALLS["shift_rotated_keys"] = (
+    Call(
+        pe.shift_rotated_keys,
+        SHIFT_KWARGS,
+        SHIFT_KINDS,
+        # no rows in a batch: an empty batch; no shifts or frequencies: a mismatch
+        empty={"keys": "result", "delta": "error", "inv_freq": "error"},
+    ),
+    Call(
+        pe.shift_rotated_keys,
+        {**SHIFT_KWARGS, "delta": -2},
+        {**SHIFT_KINDS, "delta": INT},
+        empty={"keys": "result", "inv_freq": "error"},
+        label="one shift",
+    ),
+)
+CALLS["repeated_shift_error"] = (
+    Call(
+        pe.repeated_shift_error,
+        {
+            "keys": RNG.normal(size=(3, 8)),
+            "positions": [0, 5, 9],
+            "delta": -1,
+            "n_shifts": 3,
+            "inv_freq": np.array([1.0, 0.1, 0.01, 0.001]),
+            "dtype": np.float16,
+            "layout": "halves",
+        },
+        {
+            "keys": "array",
+            "positions": "positions",
+            "delta": INT,
+            "n_shifts": INT,
+            "inv_freq": "array",
+            "dtype": "dtype",
+            "layout": "choice",
+        },
+        # no keys: nothing to measure; positions and frequencies must match the keys
+        empty={"keys": "error", "positions": "error", "inv_freq": "error"},
+    ),
+)
+CALLS["cached_angle_error"] = (
+    Call(
+        pe.cached_angle_error,
+        {
+            "positions": [0, 3, 7],
+            "inv_freq_cached": np.array([1.0, 0.01]),
+            "inv_freq_current": np.array([1.0, 0.005]),
+        },
+        {"positions": "positions", "inv_freq_cached": "array", "inv_freq_current": "array"},
+        empty={"positions": "result", "inv_freq_cached": "error", "inv_freq_current": "error"},
+    ),
+)
+STREAMING_KINDS = {"total": INT, "n_sink": INT, "window": INT, "mode": "choice"}
+STREAMING_KWARGS = {"total": 10, "n_sink": 4, "window": 4, "mode": "original"}
+CALLS["streaming_positions"] = (Call(pe.streaming_positions, STREAMING_KWARGS, STREAMING_KINDS),)
+CALLS["streaming_distances"] = (Call(pe.streaming_distances, STREAMING_KWARGS, STREAMING_KINDS),)
+CALLS["score_shift_error"] = (
+    Call(
+        pe.score_shift_error,
+        {
+            "q": RNG.normal(size=(3, 8)),
+            "k": RNG.normal(size=(3, 8)),
+            "m": 10,
+            "n": 4,
+            "shift": np.array([1, 100]),
+            "inv_freq": np.array([1.0, 0.1, 0.01, 0.001]),
+            "dtype": np.float16,
+            "angles": "float64",
+        },
+        {
+            "q": "array",
+            "k": "array",
+            "m": INT,
+            "n": INT,
+            "shift": "int array",
+            "inv_freq": "array",
+            "dtype": "dtype",
+            "angles": "choice",
+        },
+        # no vectors or frequencies: nothing to measure; no shifts: an empty answer
+        empty={"q": "error", "k": "error", "shift": "result", "inv_freq": "error"},
+    ),
+)
+PACKED_IDS = np.array([[0, 1, 2, 0, 1]])
+CALLS["packed_position_ids"] = (
+    Call(
+        pe.packed_position_ids,
+        {"lengths": np.array([3, 2, 4]), "reset": True},
+        {"lengths": "int array", "reset": "bool"},
+        empty={"lengths": "result"},  # no documents: an empty row
+    ),
+)
+CALLS["packed_causal_mask"] = (
+    Call(
+        pe.packed_causal_mask,
+        {"lengths": np.array([3, 2])},
+        {"lengths": "int array"},
+        empty={"lengths": "result"},
+    ),
+)
+CALLS["cu_seqlens_from_position_ids"] = (
+    Call(
+        pe.cu_seqlens_from_position_ids,
+        {"position_ids": PACKED_IDS},
+        {"position_ids": "int array"},
+        empty={"position_ids": "error"},  # no token: no smallest id to restart at
+    ),
+)
+CALLS["packed_sequence_ids"] = (
+    Call(
+        pe.packed_sequence_ids,
+        {"position_ids": PACKED_IDS},
+        {"position_ids": "int array"},
+        empty={"position_ids": "result"},
+    ),
+)
+
+# positions at inference: remapped distances (Self-Extend, DCA, ReRoPE) and PoSE's ids
+SELF_EXTEND_KINDS = {
+    "seq_len": INT,
+    "group_size": INT,
+    "neighbor_window": INT,
+    "convention": "choice",
+}
+CALLS["self_extend_distances"] = (
+    Call(
+        pe.self_extend_distances,
+        {"seq_len": 9, "group_size": 2, "neighbor_window": 3, "convention": "longlm"},
+        SELF_EXTEND_KINDS,
+    ),
+)
+CALLS["self_extend_largest_distance"] = (
+    Call(
+        pe.self_extend_largest_distance,
+        {"seq_len": 9, "group_size": 2, "neighbor_window": 3, "convention": "paper"},
+        SELF_EXTEND_KINDS,
+    ),
+)
+CALLS["self_extend_max_length"] = (
+    Call(
+        pe.self_extend_max_length,
+        {"pretraining_length": 4096, "group_size": 4, "neighbor_window": 512},
+        {"pretraining_length": INT, "group_size": INT, "neighbor_window": INT},
+    ),
+)
+CALLS["self_extend_group_size"] = (
+    Call(
+        pe.self_extend_group_size,
+        {
+            "target_length": 15800,
+            "pretraining_length": 4096,
+            "neighbor_window": 1024,
+            "usable_fraction": 0.75,
+        },
+        {
+            "target_length": INT,
+            "pretraining_length": INT,
+            "neighbor_window": INT,
+            "usable_fraction": FLOAT,
+        },
+    ),
+)
+GROUP_ATTENTION_KINDS = {"seq_len": INT, "group_size": INT, "group_width": INT, "batch_size": INT}
+CALLS["group_attention_distances"] = (
+    Call(
+        pe.group_attention_distances,
+        {"seq_len": 9, "group_size": 2, "group_width": 4, "batch_size": 3},
+        GROUP_ATTENTION_KINDS,
+    ),
+)
+CALLS["group_attention_largest_distance"] = (
+    Call(
+        pe.group_attention_largest_distance,
+        {"seq_len": 9, "group_size": 2, "group_width": 4, "batch_size": 1},
+        GROUP_ATTENTION_KINDS,
+    ),
+)
+DUAL_CHUNK_KWARGS = {"seq_len": 13, "chunk_size": 10, "local_size": 4, "pretraining_length": 12}
+DUAL_CHUNK_KINDS = {
+    "seq_len": INT,
+    "chunk_size": INT,
+    "local_size": INT,
+    "pretraining_length": "int?",
+}
+CALLS["dual_chunk_position_ids"] = (
+    Call(pe.dual_chunk_position_ids, DUAL_CHUNK_KWARGS, DUAL_CHUNK_KINDS),
+)
+CALLS["dual_chunk_distances"] = (
+    Call(pe.dual_chunk_distances, DUAL_CHUNK_KWARGS, DUAL_CHUNK_KINDS),
+)
+CALLS["dual_chunk_largest_distance"] = (
+    Call(pe.dual_chunk_largest_distance, DUAL_CHUNK_KWARGS, DUAL_CHUNK_KINDS),
+)
+CALLS["dual_chunk_config"] = (
+    Call(
+        pe.dual_chunk_config,
+        {"config": {"chunk_size": 262144, "local_size": 8192}},
+        {"config": "dca config"},
+    ),
+)
+CALLS["dual_chunk_attention_factor"] = (
+    Call(
+        pe.dual_chunk_attention_factor,
+        {"seq_len": 1_000_000, "original_max_position_embeddings": 262144},
+        {"seq_len": INT, "original_max_position_embeddings": INT},
+    ),
+)
+REROPE_KINDS = {"seq_len": INT, "window": INT, "scaling_factor": "float?"}
+CALLS["rerope_distances"] = (
+    Call(pe.rerope_distances, {"seq_len": 8, "window": 3, "scaling_factor": 4.0}, REROPE_KINDS),
+)
+CALLS["rerope_largest_distance"] = (
+    Call(
+        pe.rerope_largest_distance, {"seq_len": 8, "window": 3, "scaling_factor": 4.0}, REROPE_KINDS
+    ),
+)
+
+
+def _pose_call(train_length, target_length, rng, num_chunks, return_chunk_starts):
+    """``pose_position_ids`` on a copy of ``rng``, so that the same call draws the same ids."""
+    return pe.pose_position_ids(
+        train_length,
+        target_length,
+        copy.deepcopy(rng),
+        num_chunks=num_chunks,
+        return_chunk_starts=return_chunk_starts,
+    )
+
+
+_pose_call.__name__ = "pose_position_ids"
+CALLS["pose_position_ids"] = (
+    Call(
+        _pose_call,
+        {
+            "train_length": 8,
+            "target_length": 32,
+            "rng": np.random.default_rng(0),
+            "num_chunks": 3,
+            "return_chunk_starts": True,
+        },
+        {
+            "train_length": INT,
+            "target_length": INT,
+            "rng": "rng",
+            "num_chunks": INT,
+            "return_chunk_starts": "bool",
+        },
+    ),
+)
+
+
 def _is_str_tuple(value) -> bool:
     return isinstance(value, tuple) and len(value) > 0 and all(isinstance(v, str) for v in value)
 
@@ -941,6 +1403,7 @@ def _is_str_tuple(value) -> bool:
 CONSTANTS: dict[str, Callable[[object], bool]] = {
     "LAYOUTS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
     "ANGLE_PRECISIONS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
+    "KERPLE_VARIANTS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
     "ROPE_TYPES": lambda v: (
         isinstance(v, dict)
         and _is_str_tuple(tuple(v))

@@ -61,6 +61,18 @@ def test_inspect_reports_every_gallery_config(data_file, tmp_path, capsys):
     assert all(f"[{t}]" in text for t in report["layer_types"])
 
 
+@pytest.mark.parametrize("data_file", GALLERY, ids=[p.stem for p in GALLERY])
+def test_inspect_reads_a_gallery_file_as_it_is(data_file, tmp_path, capsys):
+    """The first thing a reader tries: the gallery's file itself, wrapper and all."""
+    status, out, err = _inspect([str(data_file), "--json"], capsys)
+    assert (status, err) == (0, "")
+    status, unwrapped, err = _inspect([str(_config_file(tmp_path, data_file)), "--json"], capsys)
+    assert out == unwrapped
+    status, text, err = _inspect([str(data_file)], capsys)
+    model = json.loads(data_file.read_text())["model"]
+    assert text.splitlines()[0].startswith(f"{data_file} ({model}: its 'config'):")
+
+
 def test_inspect_names_the_pitfalls(tmp_path, capsys):
     llama31 = {
         "model_type": "llama",
@@ -218,3 +230,58 @@ def test_the_readme_shows_what_inspect_prints(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     status, out, _ = _inspect([path.name], capsys)
     assert status == 0 and block.strip() == out.strip()
+
+
+def test_sliding_layers_count_turns_within_their_window():
+    """A sliding-window layer sees at most ``sliding_window`` keys: its pairs are counted
+    against ``min(sliding_window, max_position_embeddings)``; global layers have no window."""
+    gemma = {
+        "model_type": "gemma3_text",
+        "head_dim": 256,
+        "num_hidden_layers": 12,
+        "max_position_embeddings": 32768,
+        "sliding_window": 512,
+        "rope_theta": 1_000_000.0,
+        "rope_local_base_freq": 10_000.0,
+    }
+    report = pe.inspect_config(gemma)
+    sliding = report["layer_types"]["sliding_attention"]
+    full = report["layer_types"]["full_attention"]
+    assert sliding["sliding_window"] == 512 and full["sliding_window"] is None
+    # analytic: a pair turns within 512 positions when 2π · base^(2i/d) ≤ 512
+    slow = pe.slow_pair_count(512, 256, base=10_000.0)
+    assert sliding["pairs_turning_within_window"] == 128 - slow
+    assert full["pairs_turning_within_window"] is None
+    # the context count is a different number: the window is what a sliding layer sees
+    assert sliding["pairs_turning_within_context"] != sliding["pairs_turning_within_window"]
+    from pe_explained.model_report import format_report
+
+    text = format_report(report)
+    assert f"{128 - slow} within the sliding window (512)" in text
+
+
+def test_a_window_longer_than_the_context_counts_as_the_context():
+    gemma = {
+        "model_type": "gemma3_text",
+        "head_dim": 64,
+        "num_hidden_layers": 6,
+        "max_position_embeddings": 1024,
+        "sliding_window": 4096,
+    }
+    block = pe.inspect_config(gemma)["layer_types"]["sliding_attention"]
+    assert block["pairs_turning_within_window"] == block["pairs_turning_within_context"]
+
+
+def test_a_rope_shared_by_sliding_and_global_layers_has_no_window():
+    """gpt-oss: one RoPE for alternating sliding and full layers; the full ones see it all."""
+    gpt_oss = {
+        "model_type": "gpt_oss",
+        "head_dim": 64,
+        "num_hidden_layers": 4,
+        "max_position_embeddings": 131072,
+        "sliding_window": 128,
+        "layer_types": ["sliding_attention", "full_attention"] * 2,
+        "rope_theta": 150000.0,
+    }
+    block = pe.inspect_config(gpt_oss)["layer_types"]["default"]
+    assert block["sliding_window"] is None and block["pairs_turning_within_window"] is None

@@ -55,9 +55,36 @@ ALLOWED = {
     "num_hidden_layers",
     "patch_size",
     "image_size",
+    # keys the hybrid, NoPE and windowed families of 2025-26 read for positions
+    "full_attention_interval",
+    "linear_attn_config",
+    "mla_use_nope",
+    "position_embedding_type",
+    "layers_block_type",
+    "attention_chunk_size",
+    "dual_chunk_attention_config",
+    "rope_interleave",
+    "num_kv_shared_layers",
+    "compress_ratios",
+    "compress_rope_theta",
+    "index_head_dim",
+    "use_qk_norm",
+    # GPT-NeoX's names for the rotary base and the rotated fraction
+    "rotary_emb_base",
+    "rotary_pct",
 }
 NESTED = ("text_config", "vision_config")
 SOURCE_KEYS = {"url", "revision", "file", "retrieved_from"}
+#: Optional ``source`` keys: how the page read relates to ``hf_repo``, and where the
+#: release month (top-level ``released``) was read.
+SOURCE_OPTIONAL = {"note", "released_from"}
+#: Top-level keys: required, then optional (``released``, the month the model came out).
+TOP_KEYS = {"model", "hf_repo", "source", "config"}
+TOP_OPTIONAL = {"released"}
+#: Release months the gallery spans (2019 to 2026).
+RELEASED_YEARS = range(2019, 2027)
+#: Keys that carry a rotary base: transformers' two shapes, and GPT-NeoX's name.
+BASE_KEYS = ("rope_theta", "rope_parameters", "rotary_emb_base")
 
 #: Files whose config has no rotary base at all, with the reason (NoPE models).
 NO_ROPE_WHY: dict[str, str] = {}
@@ -91,15 +118,30 @@ def _rotary_dim(scope: dict) -> float | None:
         head = scope["hidden_size"] / scope["num_attention_heads"]
     if head is None:
         return None
-    return head * scope.get("partial_rotary_factor", 1.0)
+    # transformers 5.x files keep the fraction inside rope_parameters; GPT-NeoX calls it rotary_pct
+    params = scope.get("rope_parameters")
+    nested = params.get("partial_rotary_factor") if isinstance(params, dict) else None
+    fraction = scope.get("partial_rotary_factor", nested)
+    if fraction is None:
+        fraction = scope.get("rotary_pct", 1.0)
+    return head * fraction
 
 
 def problems(name: str, data: dict) -> list[str]:
     """Every way ``data`` (one parsed file called ``name``) breaks the schema."""
     found = []
-    if set(data) != {"model", "hf_repo", "source", "config"}:
-        found.append(f"top-level keys must be model, hf_repo, source, config; got {sorted(data)}")
+    if not TOP_KEYS <= set(data) <= TOP_KEYS | TOP_OPTIONAL:
+        found.append(
+            f"top-level keys must be model, hf_repo, source, config (released optional); "
+            f"got {sorted(data)}"
+        )
         return found
+    if "released" in data:
+        month = re.fullmatch(r"(\d{4})-(\d{2})", str(data["released"]))
+        if not month or int(month[1]) not in RELEASED_YEARS or not 1 <= int(month[2]) <= 12:
+            found.append(f"released must read YYYY-MM within 2019-2026; got {data['released']!r}")
+        if not isinstance(data["source"], dict) or "released_from" not in data["source"]:
+            found.append("source.released_from must say where the release month was read")
     if not isinstance(data["model"], str) or not data["model"].strip():
         found.append("model must be a non-empty string")
     if not isinstance(data["hf_repo"], str) or not re.fullmatch(
@@ -107,8 +149,13 @@ def problems(name: str, data: dict) -> list[str]:
     ):
         found.append(f"hf_repo must read owner/name; got {data['hf_repo']!r}")
     source = data["source"]
-    if not isinstance(source, dict) or not SOURCE_KEYS <= set(source) <= SOURCE_KEYS | {"note"}:
-        found.append(f"source must hold {sorted(SOURCE_KEYS)} and optionally note")
+    if (
+        not isinstance(source, dict)
+        or not SOURCE_KEYS <= set(source) <= SOURCE_KEYS | SOURCE_OPTIONAL
+    ):
+        found.append(
+            f"source must hold {sorted(SOURCE_KEYS)} and optionally {sorted(SOURCE_OPTIONAL)}"
+        )
     else:
         if not re.fullmatch(r"https://\S+", str(source["url"])):
             found.append(f"source.url must be an https address; got {source['url']!r}")
@@ -117,7 +164,8 @@ def problems(name: str, data: dict) -> list[str]:
             found.append(f"source.revision must be a 40-hex commit or null; got {revision!r}")
         if revision is not None and revision not in source["url"]:
             found.append("source.revision must be the commit the url names")
-        for key in ("file", "retrieved_from") + (("note",) if "note" in source else ()):
+        optional = tuple(key for key in sorted(SOURCE_OPTIONAL) if key in source)
+        for key in ("file", "retrieved_from") + optional:
             if not isinstance(source[key], str) or not source[key].strip():
                 found.append(f"source.{key} must be a non-empty string")
     config = data["config"]
@@ -146,16 +194,17 @@ def problems(name: str, data: dict) -> list[str]:
                 found.append(f"{label}.{field}.mrope_section must fill half of head_dim")
     if any(not math.isfinite(x) for x in _floats(config)):
         found.append("config numbers must be finite")
-    has_base = any(
-        "rope_theta" in scope or "rope_parameters" in scope for _, scope in _scopes(config)
-    )
+    has_base = any(key in scope for _, scope in _scopes(config) for key in BASE_KEYS)
     if not has_base and name not in NO_ROPE_WHY:
-        found.append("config holds neither rope_theta nor rope_parameters (list it in NO_ROPE_WHY)")
+        found.append(
+            "config holds none of rope_theta, rope_parameters, rotary_emb_base "
+            "(list it in NO_ROPE_WHY)"
+        )
     return found
 
 
-def test_there_are_at_least_twelve_models():
-    assert len(FILES) >= 12, [f.name for f in FILES]
+def test_there_are_at_least_thirty_models():
+    assert len(FILES) >= 30, [f.name for f in FILES]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -214,6 +263,15 @@ def _break_revision(data):
     data["source"]["revision"] = "main"
 
 
+def _break_released(data):
+    data["released"] = "2025-7"
+    data["source"]["released_from"] = "https://example.org"
+
+
+def _break_released_from(data):
+    data["released"] = "2025-07"
+
+
 @pytest.mark.parametrize(
     "breaker",
     [
@@ -224,6 +282,8 @@ def _break_revision(data):
         _break_nested,
         _break_layers,
         _break_revision,
+        _break_released,
+        _break_released_from,
     ],
 )
 def test_checker_rejects_a_broken_file(breaker):

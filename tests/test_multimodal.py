@@ -1,10 +1,11 @@
 """Positions with more than one coordinate: M-RoPE (Qwen2-VL, Qwen3-VL) and Pixtral's 2-D RoPE.
 
-Analytic values first (position ids worked out by hand, the pair-to-axis tables of
-the released configs), then identities in float64: text-only input is plain RoPE, a
-rotated score depends only on the difference of each coordinate, every pair turns
-by its own coordinate's angle. The comparison with transformers itself is in
-``tests/test_transformers_multimodal.py``.
+Analytic values first (position ids of text, images and videos worked out by hand
+for Qwen2-VL, Qwen2.5-VL and Qwen3-VL, the pair-to-axis tables of the released
+configs), then identities in float64: text-only input is plain RoPE, a rotated score
+depends only on the difference of each coordinate, every pair turns by its own
+coordinate's angle. The comparison with transformers itself is in
+``tests/test_transformers_multimodal.py`` and ``tests/test_transformers_video.py``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pe_explained import (
     apply_rope_2d,
     mrope_pair_axes,
     mrope_position_ids,
+    mrope_video_position_ids,
     patch_grid_positions,
     rope_2d_frequencies,
     rope_frequencies,
@@ -84,6 +86,141 @@ def test_merge_size_one_takes_the_grid_as_tokens():
 def test_position_ids_reject_bad_layouts(text_lengths, image_grids, merge, match):
     with pytest.raises(ValueError, match=match):
         mrope_position_ids(text_lengths, image_grids, spatial_merge_size=merge)
+
+
+# ---------------------------------------------------------------------------
+# Videos: Qwen2-VL, Qwen2.5-VL and Qwen3-VL
+# ---------------------------------------------------------------------------
+
+#: A short clip: 4 temporal grid steps of 4 × 4 patches, 2 × 2 tokens after merging
+CLIP = [4, 4, 4]
+
+
+def test_qwen2_vl_clip_by_hand():
+    # 2 words, the clip at start 2, 2 words; each grid step is one time id further
+    ids = mrope_video_position_ids([2, 2], [CLIP], model="qwen2_vl")
+    assert ids.dtype == np.int64
+    assert ids.tolist() == [
+        [0, 1] + [2] * 4 + [3] * 4 + [4] * 4 + [5] * 4 + [4, 5],
+        [0, 1] + [2, 2, 3, 3] * 4 + [4, 5],
+        [0, 1] + [2, 3, 2, 3] * 4 + [4, 5],
+    ]
+
+
+def test_text_after_a_video_resumes_after_its_rows_and_columns_or_after_its_largest_id():
+    # transformers 5 resumes at start + max(H, W) = 2 + 2 = 4, below the clip's last time id 5;
+    # transformers 4 at 1 + the largest id = 6. Decoding continues at ids.max() + 1 = 6.
+    spatial = mrope_video_position_ids([2, 2], [CLIP], model="qwen2_vl")
+    largest = mrope_video_position_ids([2, 2], [CLIP], model="qwen2_vl", resume="max")
+    assert spatial[:, -2:].tolist() == [[4, 5]] * 3
+    assert largest[:, -2:].tolist() == [[6, 7]] * 3
+    np.testing.assert_array_equal(spatial[:, :-2], largest[:, :-2])
+    assert spatial.max() + 1 == 6
+
+
+@pytest.mark.parametrize(
+    ("fps", "steps", "expected"),
+    [
+        (2.0, 4, [0, 2, 4, 6]),  # 1 s a step × 2 ids a second: 2 ids a step
+        (8.0, 4, [0, 0, 1, 1]),  # 0.25 s a step: half an id, truncated
+        (16.0, 8, [0, 0, 0, 0, 1, 1, 1, 1]),  # a quarter of an id
+        (30.0, 8, [0] * 8),  # 2/30 s a step: 7 steps are 0.93 of an id, all one instant
+        (1.0, 3, [0, 4, 8]),  # 2 s a step
+    ],
+)
+def test_qwen2_5_vl_time_ids_are_truncated_seconds_times_tokens_per_second(fps, steps, expected):
+    # second_per_grid = temporal_patch_size / fps; time id of step k = ⌊k · 2 · second_per_grid⌋
+    seconds = 2 / fps
+    ids = mrope_video_position_ids(
+        [1, 1], [[steps, 4, 4]], model="qwen2_5_vl", seconds_per_grid=seconds, tokens_per_second=2
+    )
+    times = ids[0, 1:-1].reshape(steps, 4)  # 4 tokens per grid step share its time id
+    assert (times == times[:, :1]).all()
+    assert (times[:, 0] - 1).tolist() == expected
+    assert ids[:, -1].tolist() == [3, 3, 3]  # text after: 1 + max(H, W)
+
+
+def test_qwen2_5_vl_multiplies_in_float32_as_transformers():
+    # fps 23/7: 2 ids a second × 14/23 s a step = 28/23 of an id a step. At step 23 the exact
+    # product is 28; float32 rounds 28/23 down, and 23 × that truncates to 27.
+    seconds = 2 / (23 / 7)
+    ids = mrope_video_position_ids(
+        [0, 0], [[24, 2, 2]], model="qwen2_5_vl", seconds_per_grid=seconds
+    )
+    step = np.float32(2) * np.float32(seconds)
+    assert np.float32(23) * step < 28
+    assert ids[0, -1] == 27
+    assert ids[0].tolist() == np.trunc(np.arange(24, dtype=np.float32) * step).astype(int).tolist()
+
+
+def test_qwen2_5_vl_at_one_id_a_step_is_qwen2_vl():
+    a = mrope_video_position_ids([3, 1, 2], [CLIP, [1, 2, 6]], model="qwen2_vl")
+    b = mrope_video_position_ids(
+        [3, 1, 2], [CLIP, [1, 2, 6]], model="qwen2_5_vl", seconds_per_grid=[0.5, 7.0]
+    )
+    np.testing.assert_array_equal(a, b)  # 0.5 s × 2 = one id a step; an image has one step
+
+
+def test_qwen3_vl_video_is_its_frames_as_images_between_timestamps():
+    # 1 word; 3 frames of 2 × 4 patches (1 × 2 tokens), 2 and 3 text tokens between them
+    # (<|vision_end|>, the timestamp "<1.5 seconds>", <|vision_start|>); 1 word
+    ids = mrope_video_position_ids([1, 1], [[3, 2, 4]], model="qwen3_vl", frame_text_lengths=[2, 3])
+    assert ids.tolist() == [
+        [0, 1, 1, 3, 4, 5, 5, 7, 8, 9, 10, 10, 12],
+        [0, 1, 1, 3, 4, 5, 5, 7, 8, 9, 10, 10, 12],
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    ]
+    frames = mrope_position_ids([1, 2, 3, 1], [[2, 4]] * 3)
+    np.testing.assert_array_equal(ids, frames)
+    # one count for every gap
+    same = mrope_video_position_ids([1, 1], [[3, 2, 4]], model="qwen3_vl", frame_text_lengths=2)
+    np.testing.assert_array_equal(same, mrope_position_ids([1, 2, 2, 1], [[2, 4]] * 3))
+
+
+@pytest.mark.parametrize("model", ["qwen2_vl", "qwen2_5_vl", "qwen3_vl"])
+@pytest.mark.parametrize("resume", ["spatial", "max"])
+def test_images_are_one_step_grids_under_every_convention(model, resume):
+    images = mrope_position_ids([3, 1, 2], [[4, 6], [16, 4]])
+    ids = mrope_video_position_ids([3, 1, 2], [[1, 4, 6], [1, 16, 4]], model=model, resume=resume)
+    np.testing.assert_array_equal(ids, images)
+
+
+def test_videos_and_images_mixed():
+    # Qwen2.5-VL: text 2, clip (0.25 s a step), text 1, image 2 × 6 patches (1 × 3 tokens), text 1
+    ids = mrope_video_position_ids(
+        [2, 1, 1], [CLIP, [1, 2, 6]], model="qwen2_5_vl", seconds_per_grid=[0.25, 1.0]
+    )
+    assert ids.shape == (3, 2 + 16 + 1 + 3 + 1)
+    assert ids[0, 2:18].tolist() == [2] * 8 + [3] * 8
+    assert ids[:, 18].tolist() == [4, 4, 4]  # text after the clip: 2 + max(2, 2)
+    assert ids[:, 19:22].tolist() == [[5, 5, 5], [5, 5, 5], [5, 6, 7]]
+    assert ids[:, 22].tolist() == [8, 8, 8]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"grids": [[0, 4, 4]]}, "grids"),  # no grid step
+        ({"grids": [[2, 4, 5]]}, "grids"),  # 5 patches cannot merge by 2
+        ({"grids": [[4, 4]]}, "grids"),  # (h, w) without t
+        ({"text_lengths": [2]}, "text_lengths"),
+        ({"model": "qwen2_vl", "seconds_per_grid": 0.5}, "seconds_per_grid"),  # Qwen2.5-VL's
+        ({"model": "qwen3_vl", "tokens_per_second": 4}, "tokens_per_second"),
+        ({"model": "qwen2_5_vl", "seconds_per_grid": [0.5, 0.5]}, "seconds_per_grid"),
+        ({"model": "qwen2_5_vl", "seconds_per_grid": -0.5}, "seconds_per_grid"),
+        ({"model": "qwen2_5_vl", "tokens_per_second": 0}, "tokens_per_second"),
+        ({"model": "qwen2_5_vl", "frame_text_lengths": 2}, "frame_text_lengths"),  # Qwen3-VL's
+        ({"model": "qwen3_vl"}, "frame_text_lengths"),  # 4 frames need the text between them
+        ({"model": "qwen3_vl", "frame_text_lengths": [2, 2]}, "frame_text_lengths"),  # 3 gaps
+        ({"model": "qwen3_vl", "frame_text_lengths": [2, -1, 2]}, "frame_text_lengths"),
+        ({"model": "qwen4_vl"}, "model"),
+        ({"resume": "min"}, "resume"),
+    ],
+)
+def test_video_position_ids_reject_bad_arguments(kwargs, match):
+    call = {"text_lengths": [2, 2], "grids": [CLIP], **kwargs}
+    with pytest.raises(ValueError, match=match):
+        mrope_video_position_ids(call.pop("text_lengths"), call.pop("grids"), **call)
 
 
 # ---------------------------------------------------------------------------

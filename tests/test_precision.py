@@ -12,6 +12,7 @@ from pe_explained.precision import (
     first_colliding_position,
     float32_rope_cos_sin,
     rope_angle_error,
+    rope_score_error,
     stored_positions,
 )
 
@@ -141,3 +142,110 @@ def test_the_float32_recipe_is_transformers_recipe():
         cos, sin = float32_rope_cos_sin(positions, head_dim, base=base)
         assert np.abs(theta.cos().numpy() - cos).max() <= 2.0**-23
         assert np.abs(theta.sin().numpy() - sin).max() <= 2.0**-23
+
+
+# ---- a bfloat16 inv_freq buffer (a model cast with .to(torch.bfloat16))
+
+
+def test_bfloat16_buffer_by_hand_for_one_entry():
+    p, i, head_dim, base = 32768, 5, 32, 5e5
+    omega16 = np.float32(BF16(base ** (-2 * i / head_dim)))  # the buffer, read as float32
+    theta32 = np.float32(np.float32(p) * omega16)
+    cos, sin = float32_rope_cos_sin([p], head_dim, base=base, inv_freq_dtype=BF16)
+    assert cos[0, i] == np.cos(theta32) and sin[0, i] == np.sin(theta32)
+
+
+def test_a_float32_buffer_is_the_usual_recipe():
+    positions = [0, 999, 123456]
+    plain = float32_rope_cos_sin(positions, 64)
+    buffer = float32_rope_cos_sin(positions, 64, inv_freq_dtype=np.float32)
+    assert all(np.array_equal(a, b) for a, b in zip(plain, buffer, strict=True))
+    err = rope_angle_error(positions, 64, inv_freq_dtype=np.float32)
+    assert np.array_equal(err, rope_angle_error(positions, 64))
+
+
+def test_a_bfloat16_buffer_turns_the_angles_visibly_wrong():
+    # pair 0 has ω = 1, exact in bfloat16; the others are off by up to 2^-8 of themselves
+    # (8 significant bits), so the angle at position p by up to p · ω_i · 2^-8
+    omega = 5e5 ** (-np.arange(0, 32, 2) / 32)
+    relative = np.abs(omega.astype(BF16).astype(np.float64) - omega) / omega
+    assert relative[0] == 0.0 and relative.max() <= 2.0**-8
+    err = rope_angle_error([1000, 32768, 131071], 32, base=5e5, inv_freq_dtype=BF16)
+    assert np.all(err > 0.2)
+    cos, _ = float32_rope_cos_sin([131071], 32, base=5e5, inv_freq_dtype=BF16)
+    assert cos[0, 0] == np.cos(np.float32(131071.0))
+    # float64 angles from the bfloat16 buffer: the same wrong angles, without the float32 drift
+    held = rope_angle_error([32768], 32, base=5e5, angles="float64", inv_freq_dtype=BF16)
+    assert abs(held[0] - err[1]) < 1e-2
+
+
+# ---- the score of rotated queries and keys stored in a low precision
+
+SCORE_Q, SCORE_K = np.random.default_rng(1).normal(size=(2, 8, 64))
+
+
+def test_score_error_with_float64_storage_is_the_angles_rounding_alone():
+    err = rope_score_error(
+        SCORE_Q, SCORE_K, [7, 1000, 10**5], 3, query_dtype=np.float64, key_dtype=np.float64
+    )
+    assert err.max() < 1e-10
+
+
+def test_score_error_matches_apply_rope_rounded_to_bfloat16():
+    """The same error from apply_rope's float64 rotation (halves layout), rounded by hand."""
+    from pe_explained import apply_rope, rope_frequencies
+
+    inv_freq, _ = rope_frequencies(64)
+    m, distance = 54321, 17
+    rq = apply_rope(SCORE_Q[:, None, :], [m], inv_freq).astype(BF16).astype(np.float64)
+    rk = apply_rope(SCORE_K[:, None, :], [m - distance], inv_freq).astype(BF16).astype(np.float64)
+    exact = (apply_rope(SCORE_Q[:, None, :], [distance], inv_freq) * SCORE_K[:, None, :]).sum(-1)
+    expected = np.abs((rq * rk).sum(-1) - exact)[:, 0] / (
+        np.linalg.norm(SCORE_Q, axis=-1) * np.linalg.norm(SCORE_K, axis=-1)
+    )
+    ours = rope_score_error(SCORE_Q, SCORE_K, [m], distance, query_dtype=BF16, key_dtype=BF16)
+    np.testing.assert_allclose(ours[0], expected.max(), rtol=1e-6)
+
+
+def test_bfloat16_score_error_does_not_grow_with_position_or_distance():
+    errors = [
+        rope_score_error(
+            SCORE_Q, SCORE_K, np.arange(n - 64, n), d, query_dtype=BF16, key_dtype=BF16
+        )
+        for n in (2_000, 2_000_000)
+        for d in (0, 1_000)
+    ]
+    worst = [float(e.max()) for e in errors]
+    assert all(1e-4 < w < 2.0**-8 for w in worst)  # below one bfloat16 rounding, everywhere
+    assert max(worst) / min(worst) < 2
+
+
+def test_float32_recipe_score_error_grows_with_position():
+    near, far = (
+        rope_score_error(SCORE_Q, SCORE_K, [n], 5, angles="float32").max() for n in (1_000, 10**6)
+    )
+    assert far > 100 * near
+
+
+def test_fp8_keys_are_accepted_and_cost_more_than_bfloat16():
+    f8 = ml_dtypes.float8_e4m3fn  # no infinity: 1e300 becomes NaN
+    assert first_colliding_position(f8) == 16  # 3 fraction bits: 2^4
+    err8 = rope_score_error(SCORE_Q, SCORE_K, [4096], 0, query_dtype=BF16, key_dtype=f8)
+    err16 = rope_score_error(SCORE_Q, SCORE_K, [4096], 0, query_dtype=BF16, key_dtype=BF16)
+    assert err8[0] > 4 * err16[0]
+
+
+def test_score_error_refuses_a_key_before_position_zero_and_a_zero_vector():
+    with pytest.raises(ValueError, match="positions must be >= distance"):
+        rope_score_error(SCORE_Q, SCORE_K, [3], 5)
+    with pytest.raises(ValueError, match="zero vector"):
+        rope_score_error(np.zeros(8), np.ones(8), [3], 1)
+
+
+# ---- the last position bfloat16 keeps apart from its successor
+
+
+def test_bfloat16_keeps_255_apart_from_256_and_stores_256_like_257():
+    stored = stored_positions([255, 256, 257], BF16)
+    assert stored[0] != stored[1] and stored[1] == stored[2]
+    assert first_colliding_position(BF16) == 256

@@ -292,3 +292,21 @@ def test_rotary_head_widths_have_no_near_return_within_two_million():
         assert nearest_return(2_000_000, head_dim)[0] == 2
     k, distance = nearest_return(2_000_000, 8)
     assert k > 2 and distance < distance_by_offset(1, 8)
+
+
+def test_offset_block_is_the_transpose_of_roformers_rotation_and_turns_clockwise():
+    """Chapter 4's R(φ) acts on a pair in the order (sin, cos): it is the transpose of the
+    rotation RoFormer applies to (x_1, x_2), which apply_rope's interleaved layout follows,
+    and with the sine across and the cosine up it turns the pair clockwise."""
+    from pe_explained.rope import apply_rope
+
+    phi = 0.7
+    block = props.offset_matrix(phi, 2)  # d_model = 2: one pair, ω_0 = 1
+    roformer = np.array([[np.cos(phi), -np.sin(phi)], [np.sin(phi), np.cos(phi)]])
+    np.testing.assert_allclose(block, roformer.T, atol=1e-15)
+    pair = np.array([0.6, 0.8])
+    rotated = apply_rope(pair[None, :], [phi], [1.0], layout="interleaved")[0]
+    np.testing.assert_allclose(rotated, roformer @ pair, atol=1e-15)
+    # clockwise: 12 o'clock (sin 0, cos 0) = (0, 1) moves to the right, towards 3 o'clock
+    x, y = block @ np.array([0.0, 1.0])
+    assert x > 0 and np.isclose(np.arctan2(y, x), np.pi / 2 - phi)

@@ -309,3 +309,27 @@ def test_mla_scores_match_deepseek_v3(scaling, interleave):
         softmax_scale=scale,
     )
     assert not np.allclose(wrong, reference, rtol=1e-6, atol=1e-6)
+
+
+def test_the_gallery_ministral3_multiplier_is_get_llama_4_attn_scale():
+    """Chapter 21's table: Ministral 3's gallery config read by the library, against
+    transformers' function at the chapter's positions; Llama 4's form (offset 1) is not it."""
+    from pe_book.chapters.todays_models import MINISTRAL_AT, _gallery_config
+
+    config = _gallery_config("Ministral 3")
+    settings = config_attention_temperature(config)
+    rope = config["text_config"]["rope_parameters"]
+    positions = np.array(MINISTRAL_AT)
+    reference = (
+        modeling_ministral3.get_llama_4_attn_scale(
+            torch.tensor(positions[None, :], dtype=torch.float64),
+            rope["llama_4_scaling_beta"],
+            rope["original_max_position_embeddings"],
+        )
+        .numpy()
+        .reshape(-1)
+    )
+    np.testing.assert_allclose(settings.factors(positions), reference, rtol=1e-15)
+    assert settings.factors([8191])[0] == 1.0  # no step before m = L = 16,384
+    llama4_form = attention_temperature(positions, beta=settings.beta, floor_scale=8192, offset=1)
+    assert not np.allclose(llama4_form, reference)

@@ -1,0 +1,235 @@
+"""What a model family's configuration class does to its ``config.json`` before the model
+reads it: defaults, legacy spellings and per-family rules of ``transformers``.
+
+A ``config.json`` on the Hub is not always what the model's code reads: the family's
+configuration class (``configuration_<model>.py`` in ``transformers``) fills in
+defaults and rewrites legacy keys first. :func:`standardise` applies those rules, so
+that :mod:`pe_explained.hf_config` reads every family the same way. Each rule names the
+class it follows (``transformers`` 5.23):
+
+* ``rope_theta`` when the file gives none: the class's ``default_theta`` (OLMo 3 and
+  ERNIE 4.5: 500,000; SmolLM3: 2×10⁶; MiniMax-M2: 5×10⁶; Apertus: 1.2×10⁷; gpt-oss:
+  150,000; Llama 4: 500,000; others 10,000);
+* ``partial_rotary_factor`` when the file gives none: 0.25 for Qwen3-Next and Qwen3.5,
+  0.5 for GLM-4.5 (``glm4_moe``); MiniMax-M2's legacy ``rotary_dim`` becomes
+  ``rotary_dim / head_dim``;
+* a RoPE dict when the file gives none: Apertus installs Llama 3's rule (factor 8,
+  θ 1.2×10⁷), gpt-oss YaRN (factor 32, ``truncate: false``);
+* OLMo 3 and Gemma 3n: a flat ``rope_scaling`` applies to full-attention layers only
+  (Gemma 3n's sliding layers take ``rope_local_base_freq``, as Gemma 3's);
+* DeepSeek-V4: ``rope_parameters`` keyed ``main`` (sliding layers: ``rope_theta``,
+  no scaling) and ``compress`` (compressed layers: ``compress_rope_theta`` and the
+  scaling, attention factor 1);
+* Hunyuan (``hunyuan_v1_dense``, ``hunyuan_v1_moe``): a ``"dynamic"`` dict with a
+  non-zero ``alpha`` is NTK-α, a fixed base ``θ · α^(d / (d − 2))`` with ``d =
+  head_dim`` (``HunYuanDenseV1RotaryEmbedding``), not dynamic scaling.
+
+:func:`standardise` returns a new dict and the notes a report shows about what it did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ._checks import check_float, check_int
+
+__all__ = ["DEFAULT_THETAS", "standardise"]
+
+#: ``default_theta`` of the configuration classes that do not use 10,000.
+DEFAULT_THETAS = {
+    "apertus": 12_000_000.0,
+    "ernie4_5": 500_000.0,
+    "ernie4_5_moe": 500_000.0,
+    "gpt_oss": 150_000.0,
+    "llama4": 500_000.0,
+    "llama4_text": 500_000.0,
+    "minimax_m2": 5_000_000.0,
+    "olmo3": 500_000.0,
+    "smollm3": 2_000_000.0,
+}
+#: ``partial_rotary_factor`` of the classes that set one when the file gives none.
+_PARTIAL_DEFAULTS = {
+    "qwen3_next": 0.25,
+    "qwen3_5": 0.25,
+    "qwen3_5_text": 0.25,
+    "qwen3_5_moe": 0.25,
+    "qwen3_5_moe_text": 0.25,
+    "glm4_moe": 0.5,
+}
+#: The RoPE dict a class installs when the file gives none.
+_DEFAULT_ROPE = {
+    "apertus": {
+        "rope_type": "llama3",
+        "rope_theta": 12_000_000.0,
+        "factor": 8.0,
+        "original_max_position_embeddings": 8192,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+    },
+    "gpt_oss": {
+        "rope_type": "yarn",
+        "factor": 32.0,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "truncate": False,
+        "original_max_position_embeddings": 4096,
+    },
+}
+#: Families whose flat ``rope_scaling`` applies to full-attention layers only.
+_SCALING_ON_FULL_ONLY = frozenset({"olmo3"})
+_HUNYUAN = frozenset({"hunyuan_v1_dense", "hunyuan_v1_moe"})
+#: Keys of Hunyuan's RoPE dict that its rotary class does not read beside ``alpha``.
+_HUNYUAN_KEYS = frozenset({"alpha", "beta_fast", "beta_slow", "mscale", "mscale_all_dim"})
+_ROPE_DICT_KEYS = ("rope_scaling", "rope_parameters")
+
+
+def _rope_dict(cfg: Mapping) -> tuple[str | None, Mapping | None]:
+    """The config's RoPE dict and its key, as transformers reads it (``rope_scaling`` wins)."""
+    for key in _ROPE_DICT_KEYS:
+        if isinstance(cfg.get(key), Mapping) and cfg[key]:
+            return key, cfg[key]
+    return None, None
+
+
+def _olmo3(cfg: dict, path: str, notes: list[str]) -> None:
+    """OLMo 3: per-layer-type RoPE, the scaling on full-attention layers only.
+
+    ``Olmo3Config.convert_rope_params_to_dict`` moves a flat ``rope_scaling`` and the
+    top-level ``rope_theta`` into ``rope_parameters['full_attention']``; the sliding
+    layers get plain RoPE with ``default_theta`` (500,000).
+    """
+    key, rope = _rope_dict(cfg)
+    nested = rope is not None and {"full_attention", "sliding_attention"} & set(rope)
+    if nested:
+        return
+    full = dict(rope or {"rope_type": "default"})
+    full.setdefault("rope_theta", cfg.get("rope_theta", DEFAULT_THETAS["olmo3"]))
+    cfg["rope_parameters"] = {
+        "full_attention": full,
+        "sliding_attention": {"rope_type": "default", "rope_theta": DEFAULT_THETAS["olmo3"]},
+    }
+    cfg.pop("rope_scaling", None)
+    cfg.pop("rope_theta", None)
+    if rope is not None:
+        notes.append(
+            f"{path}[{key!r}] applies to the full-attention layers only (Olmo3Config); the "
+            f"sliding layers use plain RoPE with theta {DEFAULT_THETAS['olmo3']:g}"
+        )
+
+
+def _deepseek_v4(cfg: dict, path: str, notes: list[str]) -> None:
+    """DeepSeek-V4: ``rope_parameters`` keyed ``main`` and ``compress``
+    (``DeepseekV4Config``): the sliding layers rotate with ``rope_theta`` and no
+    scaling, the compressed layers with ``compress_rope_theta`` and the scaling, its
+    attention factor forced to 1."""
+    key, rope = _rope_dict(cfg)
+    if rope is not None and {"main", "compress"} <= set(rope):
+        return
+    head_dim = cfg.get("head_dim")
+    share = cfg.get("partial_rotary_factor")
+    if share is None and cfg.get("qk_rope_head_dim") is not None and head_dim:
+        share = check_int(f"{path}['qk_rope_head_dim']", cfg["qk_rope_head_dim"], minimum=1) / (
+            check_int(f"{path}['head_dim']", head_dim, minimum=1)
+        )
+    share = 64 / 512 if share is None else share
+    cfg.pop("qk_rope_head_dim", None)  # popped by the class: head_dim is the whole head
+    main = {"rope_type": "default", "rope_theta": cfg.get("rope_theta", 10_000.0)}
+    compress = dict(rope or {"rope_type": "default"})
+    compress["rope_theta"] = cfg.get("compress_rope_theta", 160_000.0)
+    if compress.get("rope_type", compress.get("type")) == "yarn":
+        compress["attention_factor"] = 1.0
+    for entry in (main, compress):
+        entry["partial_rotary_factor"] = share
+    cfg["rope_parameters"] = {"main": main, "compress": compress}
+    cfg.pop("rope_scaling", None)
+    notes.append(
+        "DeepSeek-V4 rotates the last rotary dims of each head, in interleaved pairs, and "
+        "rotates the attention output back; sliding layers use 'main', compressed layers "
+        "'compress' (DeepseekV4Config)"
+    )
+
+
+def _hunyuan(cfg: dict, path: str, notes: list[str]) -> None:
+    """Hunyuan's NTK-α: ``base = θ · α^(d / (d − 2))``, fixed, ``d = head_dim``."""
+    key, rope = _rope_dict(cfg)
+    if rope is None or rope.get("rope_type", rope.get("type")) != "dynamic":
+        return
+    alpha = rope.get("alpha")
+    if not alpha:  # 0 or absent: ordinary dynamic NTK; the NTK-alpha keys go unread
+        unread = sorted(_HUNYUAN_KEYS & rope.keys())
+        cfg[key] = {k: v for k, v in rope.items() if k not in _HUNYUAN_KEYS}
+        if unread:
+            notes.append(
+                f"{path}[{key!r}]: {', '.join(unread)} unread without a non-zero alpha "
+                "(dynamic NTK as usual)"
+            )
+        return
+    where = f"{path}[{key!r}]['alpha']"
+    alpha = check_float(where, alpha, greater_than=0.0)
+    if cfg.get("head_dim") is None:
+        raise ValueError(f"{path}['head_dim'] is needed: NTK-alpha ({where}) reads it")
+    d = check_int(f"{path}['head_dim']", cfg["head_dim"], minimum=4)
+    theta = check_float(f"{path}['rope_theta']", cfg.get("rope_theta", 10_000.0), greater_than=1.0)
+    base = theta * alpha ** (d / (d - 2))  # base = θ · α^(d / (d − 2))
+    cfg[key] = {"rope_type": "default", "rope_theta": base}
+    cfg.pop("rope_theta", None)
+    notes.append(
+        f"NTK-alpha (Hunyuan): {where} = {alpha:g} fixes the base at theta · alpha^(d/(d-2)) "
+        f"= {theta:g} · {alpha:g}^({d}/{d - 2}) = {base:.6g}; it is not dynamic scaling "
+        "(HunYuanDenseV1RotaryEmbedding)"
+    )
+
+
+def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
+    """``cfg`` (the language model's part of a config) as its family's configuration
+    class leaves it, and notes on what changed (see the module's docstring).
+
+    Examples
+    --------
+    >>> cfg, notes = standardise({"model_type": "minimax_m2", "head_dim": 128,
+    ...                           "rotary_dim": 64}, "config")
+    >>> cfg["partial_rotary_factor"], cfg["rope_theta"]
+    (0.5, 5000000.0)
+    >>> cfg, notes = standardise({"model_type": "hunyuan_v1_dense", "head_dim": 128,
+    ...     "rope_theta": 10000.0, "rope_scaling": {"type": "dynamic", "alpha": 1000.0,
+    ...                                             "factor": 1.0}}, "config")
+    >>> round(cfg["rope_scaling"]["rope_theta"])
+    11158840
+    """
+    out = dict(cfg)
+    notes: list[str] = []
+    model_type = out.get("model_type")
+    if model_type == "minimax_m2" and out.get("rotary_dim") is not None:
+        if out.get("partial_rotary_factor") is None and out.get("head_dim") is not None:
+            rotary = check_int(f"{path}['rotary_dim']", out["rotary_dim"], minimum=2)
+            head = check_int(f"{path}['head_dim']", out["head_dim"], minimum=2)
+            if rotary > head:
+                raise ValueError(
+                    f"{path}['rotary_dim'] = {rotary} is larger than {path}['head_dim'] = {head}"
+                )
+            out["partial_rotary_factor"] = rotary / head
+            notes.append(
+                f"{path}['rotary_dim'] = {rotary} read as partial_rotary_factor "
+                f"{rotary}/{head} (MiniMaxM2Config)"
+            )
+    if model_type in _PARTIAL_DEFAULTS and out.get("partial_rotary_factor") is None:
+        _, rope = _rope_dict(out)
+        if rope is None or "partial_rotary_factor" not in rope:
+            out["partial_rotary_factor"] = _PARTIAL_DEFAULTS[model_type]
+    if model_type in _DEFAULT_ROPE and _rope_dict(out)[1] is None:
+        out["rope_parameters"] = dict(_DEFAULT_ROPE[model_type])
+        notes.append(
+            f"{path} gives no RoPE dict: the configuration class installs "
+            f"{_DEFAULT_ROPE[model_type]['rope_type']!r} with its defaults"
+        )
+    if model_type in DEFAULT_THETAS and "rope_theta" not in out:
+        _, rope = _rope_dict(out)
+        if rope is None or "rope_theta" not in rope:
+            out["rope_theta"] = DEFAULT_THETAS[model_type]
+    if model_type in _SCALING_ON_FULL_ONLY:
+        _olmo3(out, path, notes)
+    elif model_type == "deepseek_v4":
+        _deepseek_v4(out, path, notes)
+    elif model_type in _HUNYUAN:
+        _hunyuan(out, path, notes)
+    return out, notes

@@ -1,0 +1,497 @@
+"""Where each layer of a model gets its positions from, read from its ``config.json``.
+
+In the hybrid models of 2025–26 most layers never rotate anything. A decoder layer
+learns the order of its tokens in one of three ways:
+
+* ``"rotary"``: softmax attention with RoPE on its queries and keys (the layer type's
+  :class:`~pe_explained.RopeSettings`);
+* ``"nope"``: softmax attention without any position signal — order reaches it only
+  through the causal mask (chapter 14) and through what earlier layers wrote;
+* ``"recurrence"``: no attention at all — a linear-attention or state-space mixer
+  (Gated DeltaNet, Kimi Delta Attention, Mamba-2) that reads the tokens in order, so
+  order is built into its recurrence.
+
+:func:`layer_positions` answers it for every layer, with the attention window or chunk
+where there is one, following each family's modeling code in ``transformers`` 5.23
+(which layers it builds as attention, and which of those call the rotation):
+
+=======================  ==================================================================
+``qwen3_next``,          ``layer_types``: ``"linear_attention"`` is Gated DeltaNet; default
+``qwen3_5``              every ``full_attention_interval``-th (4th) layer is attention
+``kimi_linear``          ``linear_attn_config`` (1-based ``full_attn_layers``, ``kda_layers``);
+                         its MLA layers never rotate (no rotary code; ``mla_use_nope`` unread)
+``granitemoehybrid``     ``layer_types`` ``"mamba"``/``"attention"``; attention rotates only
+                         when ``position_embedding_type`` is ``"rope"``
+``falcon_h1``            every layer is attention and Mamba-2 side by side, attention rotates
+``exaone4``              with a ``sliding_window``, only sliding layers rotate
+``cohere2``              only sliding layers rotate
+``llama4``, ``smollm3``  ``no_rope_layers`` (1: rotates); Llama 4's rotating layers are
+                         chunked (``attention_chunk_size``)
+``deepseek_v4``          sliding layers rotate by ``main``, compressed ones by ``compress``
+=======================  ==================================================================
+
+Other families: every attention layer rotates with its layer type's RoPE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import check_bool, check_float, check_int
+from .hf_config import (
+    _LLAMA4_TEMPERATURE,
+    _LLAMA4_TYPES,
+    ALL_LAYERS,
+    _layer_count,
+    _layer_type_list,
+    _rotating_layers,
+    _text_part,
+    rope_settings,
+)
+from .temperature import attention_temperature
+
+__all__ = [
+    "LAYER_SOURCES",
+    "LayerPosition",
+    "TemperatureSettings",
+    "config_attention_temperature",
+    "layer_positions",
+    "layer_rope_types",
+]
+
+#: What a layer takes its positions from (see the module's docstring).
+LAYER_SOURCES = ("rotary", "nope", "recurrence")
+
+#: Layer-type names as ``transformers`` renames them after reading a config
+#: (``configuration_utils``).
+_RENAMED = {
+    "mamba": "linear_attention",
+    "attention": "full_attention",
+    "deepseek_sparse_attention": "indexed_attention",
+    "qwen_sparse_attention": "indexed_attention",
+}
+#: The layer types of ``transformers``' ``ALLOWED_ATTN_LAYER_TYPES`` this library reads.
+_LAYER_TYPES = frozenset(
+    {
+        "full_attention",
+        "sliding_attention",
+        "chunked_attention",
+        "indexed_attention",
+        "compressed_sparse_attention",
+        "heavily_compressed_attention",
+        "hybrid",
+        "linear_attention",
+    }
+)
+#: Layer types with no softmax attention.
+_RECURRENT = frozenset({"linear_attention"})
+#: Keys that state a RoPE (:func:`~pe_explained.rope_settings` reads them).
+_ROPE_KEYS = (
+    "rope_parameters",
+    "rope_scaling",
+    "rope_theta",
+    "rope_local_base_freq",
+    "rotary_emb_base",
+)
+#: The mixer of a recurrent layer, by family.
+_MIXERS = {
+    "qwen3_next": "Gated DeltaNet",
+    "qwen3_5": "Gated DeltaNet",
+    "qwen3_5_text": "Gated DeltaNet",
+    "qwen3_5_moe": "Gated DeltaNet",
+    "qwen3_5_moe_text": "Gated DeltaNet",
+    "kimi_linear": "Kimi Delta Attention",
+    "granitemoehybrid": "Mamba-2",
+}
+_INTERVAL_TYPES = frozenset(
+    {"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
+)
+#: DeepSeek-V4's legacy ``compress_ratios`` and its layer types.
+_V4_RATIOS = {
+    0: "sliding_attention",
+    4: "compressed_sparse_attention",
+    128: "heavily_compressed_attention",
+}
+_V4_TYPES = frozenset(_V4_RATIOS.values())
+_WINDOWED = frozenset({"sliding_attention"}) | _V4_TYPES
+
+
+@dataclass(frozen=True)
+class LayerPosition:
+    """Where one decoder layer gets its positions from.
+
+    Attributes
+    ----------
+    index : int
+        The layer's index, from 0.
+    layer_type : str
+        Its type as ``transformers`` names it (``"full_attention"``,
+        ``"sliding_attention"``, ``"linear_attention"``, ``"chunked_attention"``,
+        ``"hybrid"``, …); ``"default"`` when the config gives none.
+    source : {"rotary", "nope", "recurrence"}
+        See the module's docstring.
+    rope : str or None
+        For a rotary layer, the key of :func:`~pe_explained.rope_settings` whose
+        frequencies it uses; None otherwise.
+    mixer : str
+        What mixes its tokens: ``"attention"``, ``"MLA"`` (DeepSeek's latent
+        attention), ``"attention + Mamba-2"`` (Falcon-H1), ``"Gated DeltaNet"``, …
+    window : int or None
+        Sliding window of its attention (keys per query, itself included).
+    chunk : int or None
+        Chunk of its attention (Llama 4's chunked layers: a query sees only keys of
+        its own chunk).
+    """
+
+    index: int
+    layer_type: str
+    source: str
+    rope: str | None
+    mixer: str
+    window: int | None = None
+    chunk: int | None = None
+
+
+def _layer_type_names(cfg: Mapping, path: str, count: int) -> list[str]:
+    """Every layer's type, as the family's configuration class lays them out."""
+    model_type = cfg.get("model_type")
+    given = cfg.get("layer_types", cfg.get("layers_block_type"))
+    if model_type == "falcon_h1":
+        return ["hybrid"] * count  # FalconH1Config.layers_block_type
+    if model_type == "kimi_linear" and given is None:
+        return _kimi_layer_types(cfg, path, count)
+    if model_type == "deepseek_v4" and given is None:
+        return _v4_layer_types(cfg, path, count)
+    if given is None and model_type in _INTERVAL_TYPES:
+        interval = check_int(
+            f"{path}['full_attention_interval']", cfg.get("full_attention_interval", 4), minimum=1
+        )
+        return [
+            "linear_attention" if (i + 1) % interval else "full_attention" for i in range(count)
+        ]
+    if given is None and model_type == "granitemoehybrid":
+        return ["linear_attention"] * count  # GraniteMoeHybridConfig's default: all Mamba
+    if given is not None and cfg.get("layer_types") is None:  # layers_block_type
+        cfg = {**cfg, "layer_types": given}
+    types = _layer_type_list(cfg, path, count)
+    if types is None and model_type in ("llama4", "llama4_text"):
+        rotating = _rotating_layers(cfg, path, count)
+        return ["chunked_attention" if r else "full_attention" for r in rotating]
+    if types is None:
+        return [ALL_LAYERS] * count
+    names = [_RENAMED.get(t, t) for t in types]
+    for index, name in enumerate(names):
+        if name not in _LAYER_TYPES:
+            known = ", ".join(repr(t) for t in sorted(_LAYER_TYPES))
+            raise ValueError(
+                f"{path}['layer_types'][{index}] = {types[index]!r} is not a layer type this "
+                f"library reads (it reads {known}, and the legacy 'mamba' and 'attention')"
+            )
+    return names
+
+
+def _kimi_layer_types(cfg: Mapping, path: str, count: int) -> list[str]:
+    """Kimi Linear: ``linear_attn_config``'s 1-based ``full_attn_layers`` and
+    ``kda_layers`` (``KimiLinearConfig``), else attention at layers 4, 8, …"""
+    linear = cfg.get("linear_attn_config")
+    if isinstance(linear, Mapping) and "full_attn_layers" in linear and "kda_layers" in linear:
+        types: list[str | None] = [None] * count
+        for key, kind in (
+            ("full_attn_layers", "full_attention"),
+            ("kda_layers", "linear_attention"),
+        ):
+            name = f"{path}['linear_attn_config'][{key!r}]"
+            layers = linear[key]
+            if isinstance(layers, (str, bytes)) or not isinstance(layers, Sequence):
+                raise TypeError(f"{name} must be a list of layer numbers from 1, got {layers!r}")
+            for number in layers:
+                check_int(name, number, minimum=1)
+                if number > count:
+                    raise ValueError(
+                        f"{name} names layer {number}, beyond num_hidden_layers = {count}"
+                    )
+                types[number - 1] = kind
+        missing = [i for i, t in enumerate(types) if t is None]
+        if missing:
+            raise ValueError(
+                f"{path}['linear_attn_config'] assigns no kind to layer(s) "
+                f"{', '.join(str(i + 1) for i in missing)} (numbered from 1)"
+            )
+        return types
+    return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(count)]
+
+
+def _v4_layer_types(cfg: Mapping, path: str, count: int) -> list[str]:
+    """DeepSeek-V4: ``compress_ratios`` (0 sliding, 4 compressed sparse, 128 heavily
+    compressed), else its class's default pattern."""
+    ratios = cfg.get("compress_ratios")
+    if ratios is None:
+        heavy, sparse = "heavily_compressed_attention", "compressed_sparse_attention"
+        return [heavy, heavy, *(heavy if i % 2 == 0 else sparse for i in range(count - 2))][:count]
+    name = f"{path}['compress_ratios']"
+    if isinstance(ratios, (str, bytes)) or not isinstance(ratios, Sequence) or len(ratios) < count:
+        raise ValueError(f"{name} must list one ratio (0, 4 or 128) per layer, got {ratios!r}")
+    out = []
+    for ratio in ratios[:count]:
+        if ratio not in _V4_RATIOS or isinstance(ratio, bool):
+            raise ValueError(f"{name} must hold 0, 4 or 128, got {ratio!r}")
+        out.append(_V4_RATIOS[ratio])
+    return out
+
+
+def _attention_rotates(cfg: Mapping, kind: str) -> bool:
+    """Whether an attention layer of ``kind`` calls the rotation, by its family's code."""
+    model_type = cfg.get("model_type")
+    if model_type == "kimi_linear":
+        return False  # KimiLinearAttention has no rotary code
+    if model_type == "granitemoehybrid":
+        return cfg.get("position_embedding_type") == "rope"  # an exact comparison
+    if model_type == "exaone4":
+        return cfg.get("sliding_window") is None or kind == "sliding_attention"
+    if model_type == "cohere2":
+        return kind == "sliding_attention"
+    return True
+
+
+def _check_config(config) -> None:
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
+        )
+
+
+def layer_positions(config) -> list[LayerPosition]:
+    """Where every layer of a model gets its positions from.
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json``, loaded (the language model's part of a multimodal
+        config is read, as :func:`~pe_explained.rope_settings` reads it); needs
+        ``num_hidden_layers``.
+
+    Returns
+    -------
+    list of LayerPosition
+        One per layer, in order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the key and the rule: a ``layer_types`` shorter than the layers, a
+        layer type the RoPE settings do not cover, a bad ``no_rope_layers``.
+
+    Examples
+    --------
+    >>> qwen3_next = {"model_type": "qwen3_next", "num_hidden_layers": 4, "head_dim": 256,
+    ...               "partial_rotary_factor": 0.25, "rope_theta": 10000000}
+    >>> [(p.source, p.mixer) for p in layer_positions(qwen3_next)]  # doctest: +NORMALIZE_WHITESPACE
+    [('recurrence', 'Gated DeltaNet'), ('recurrence', 'Gated DeltaNet'),
+     ('recurrence', 'Gated DeltaNet'), ('rotary', 'attention')]
+    """
+    _check_config(config)
+    cfg, path = _text_part(config)
+    # a config that states RoPE has it checked first, whatever its layers
+    early = rope_settings(config) if any(k in cfg for k in _ROPE_KEYS) else None
+    count = _layer_count(cfg, path)
+    kinds = _layer_type_names(cfg, path, count)
+    model_type = cfg.get("model_type")
+    flags = _rotating_layers(cfg, path, count)
+    rotates = [
+        kind not in _RECURRENT and _attention_rotates(cfg, kind) and (flags is None or flags[i])
+        for i, kind in enumerate(kinds)
+    ]
+    settings = (early if early is not None else rope_settings(config)) if any(rotates) else {}
+    mla = cfg.get("qk_rope_head_dim") is not None and cfg.get("kv_lora_rank") is not None
+    # Qwen2, SmolLM3: a window in the file is used only with use_sliding_window
+    window = None if cfg.get("use_sliding_window") is False else cfg.get("sliding_window")
+    chunk = cfg.get(
+        "attention_chunk_size", 8192 if model_type in ("llama4", "llama4_text") else None
+    )
+    out = []
+    for index, (kind, rotate) in enumerate(zip(kinds, rotates, strict=True)):
+        if kind in _RECURRENT:
+            mixer = _MIXERS.get(model_type, "linear attention")
+            out.append(LayerPosition(index, kind, "recurrence", None, mixer))
+            continue
+        rope = None
+        if rotate:
+            rope = _rope_key(settings, kind, model_type, path, index)
+            if rope is None:
+                rotate = False
+        mixer = "MLA" if mla else "attention + Mamba-2" if kind == "hybrid" else "attention"
+        out.append(
+            LayerPosition(
+                index,
+                kind,
+                "rotary" if rotate else "nope",
+                rope,
+                mixer,
+                # no layer types: every layer attends through the window (Mistral's code)
+                window=window if kind in _WINDOWED | {ALL_LAYERS} else None,
+                chunk=chunk if kind == "chunked_attention" else None,
+            )
+        )
+    return out
+
+
+def _rope_key(settings: Mapping, kind: str, model_type, path: str, index: int) -> str | None:
+    """The key of ``settings`` a rotating layer of ``kind`` uses (None: a null dict)."""
+    if model_type == "deepseek_v4":
+        key = "main" if kind == "sliding_attention" else "compress"
+    elif ALL_LAYERS in settings:
+        key = ALL_LAYERS
+    else:
+        key = kind
+    if key not in settings:
+        known = ", ".join(repr(t) for t in settings)
+        raise ValueError(
+            f"{path}['layer_types'][{index}] = {kind!r} has no RoPE settings "
+            f"(the config gives {known})"
+        )
+    return key if settings[key] is not None else None
+
+
+def layer_rope_types(config) -> list[str | None]:
+    """Which RoPE each layer of a model uses: a key of :func:`~pe_explained.rope_settings`,
+    or None for a layer that does not rotate (a NoPE attention layer, or a layer with no
+    attention: see :func:`layer_positions`, on which it is built).
+
+    A layer has no rotary embedding when
+
+    * it has no softmax attention (Gated DeltaNet, Kimi Delta Attention, Mamba-2
+      layers of Qwen3-Next, Qwen3.5, Kimi Linear, Granite 4.0-H);
+    * its layer type's RoPE dict is null (v5 configs);
+    * ``no_rope_layers`` holds 0 at its index (Llama 4, SmolLM3; when the file
+      gives no list, transformers makes every ``no_rope_layer_interval``-th
+      layer, default 4th, a NoPE layer: layers 3, 7, 11, …);
+    * its family's code does not rotate it: Cohere2 (Command R7B) and EXAONE 4 with a
+      sliding window rotate only their sliding-window layers, Kimi Linear none, Granite
+      4.0-H none unless ``position_embedding_type`` is ``"rope"``.
+
+    Layer types come from ``layer_types``, else from ``sliding_window_pattern``
+    as transformers builds them (layer ``i`` is global when ``(i + 1) %
+    pattern == 0``; Gemma 3's default pattern is 6, Cohere2's 4).
+
+    Parameters
+    ----------
+    config : dict
+        A model's ``config.json``, loaded; needs ``num_hidden_layers``.
+
+    Returns
+    -------
+    list
+        One entry per layer: the key whose :class:`~pe_explained.RopeSettings` it uses
+        (``"default"`` when all layers share one), or None.
+
+    Examples
+    --------
+    >>> scout = {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128,
+    ...          "rope_theta": 500000.0}
+    >>> layer_rope_types(scout)   # every 4th layer is NoPE
+    ['default', 'default', 'default', None, 'default', 'default', 'default', None]
+    """
+    return [p.rope for p in layer_positions(config)]
+
+
+@dataclass(frozen=True)
+class TemperatureSettings:
+    """A query multiplier that grows with position (:func:`~pe_explained.attention_temperature`).
+
+    Attributes
+    ----------
+    beta : float
+        Strength (Llama 4: ``attn_scale``; Ministral 3: ``llama_4_scaling_beta``).
+    floor_scale : int
+        Positions per step (Llama 4: ``floor_scale``; Ministral 3: the RoPE dict's
+        ``original_max_position_embeddings``).
+    offset : int
+        1 in Llama 4's code, 0 in Ministral 3's.
+    layers : tuple of int
+        The layers whose queries it multiplies (Llama 4: its NoPE layers; Ministral 3: all).
+    source : str
+        The config keys it was read from.
+    """
+
+    beta: float
+    floor_scale: int
+    offset: int
+    layers: tuple[int, ...]
+    source: str
+
+    def factors(self, positions) -> np.ndarray:
+        """The multiplier at each position (:func:`~pe_explained.attention_temperature`)."""
+        return attention_temperature(
+            positions, beta=self.beta, floor_scale=self.floor_scale, offset=self.offset
+        )
+
+
+def config_attention_temperature(config) -> TemperatureSettings | None:
+    """The position-dependent query multiplier a model's config turns on, if any.
+
+    * Llama 4 (``model_type`` ``"llama4_text"``): ``attn_temperature_tuning``
+      (default true) multiplies the queries of its NoPE layers by
+      ``1 + attn_scale · ln(1 + ⌊(p + 1) / floor_scale⌋)`` (defaults 0.1 and 8192);
+    * Ministral 3: a ``llama_4_scaling_beta`` in the RoPE dict multiplies every
+      layer's queries by ``1 + β · ln(1 + ⌊p / original_max_position_embeddings⌋)``.
+
+    Returns None for a model that has neither. Read as ``Llama4TextAttention``
+    and ``Ministral3Attention`` in transformers read them.
+
+    Examples
+    --------
+    >>> scout = {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128,
+    ...          "rope_theta": 500000.0, "floor_scale": 8192, "attn_scale": 0.1}
+    >>> t = config_attention_temperature(scout)
+    >>> t.layers, t.factors([8190, 8191]).round(4).tolist()
+    ((3, 7), [1.0, 1.0693])
+    """
+    _check_config(config)
+    cfg, path = _text_part(config)
+    if any(k in cfg for k in _ROPE_KEYS) or cfg.get("num_hidden_layers") is None:
+        rope_settings(config)  # the config as a whole must read
+    else:
+        layer_positions(config)
+    if cfg.get("model_type") in _LLAMA4_TYPES:
+        values = {key: cfg.get(key, default) for key, default in _LLAMA4_TEMPERATURE.items()}
+        if values["attn_temperature_tuning"] is None:
+            values["attn_temperature_tuning"] = True
+        tuning = values["attn_temperature_tuning"]
+        name = f"{path}['attn_temperature_tuning']"
+        # Llama4TextAttention tests only its truth: Scout's file ships 4
+        if isinstance(tuning, (int, np.integer)) and not isinstance(tuning, bool):
+            tuning = check_int(name, tuning, minimum=0) != 0
+        if not check_bool(name, tuning):
+            return None
+        nope = tuple(p.index for p in layer_positions(config) if p.source == "nope")
+        return TemperatureSettings(
+            beta=check_float(f"{path}['attn_scale']", values["attn_scale"], at_least=0.0),
+            floor_scale=check_int(f"{path}['floor_scale']", values["floor_scale"], minimum=1),
+            offset=1,
+            layers=nope,
+            source=f"{path}['attn_temperature_tuning'], ['attn_scale'], ['floor_scale']",
+        )
+    rope = cfg.get("rope_scaling") or cfg.get("rope_parameters")
+    if isinstance(rope, Mapping) and rope.get("llama_4_scaling_beta") is not None:
+        where = f"{path}['{'rope_scaling' if cfg.get('rope_scaling') else 'rope_parameters'}']"
+        if rope.get("original_max_position_embeddings") is None:
+            raise ValueError(
+                f"{where}['llama_4_scaling_beta'] needs {where}['original_max_position_embeddings']"
+            )
+        return TemperatureSettings(
+            beta=check_float(
+                f"{where}['llama_4_scaling_beta']", rope["llama_4_scaling_beta"], at_least=0.0
+            ),
+            floor_scale=check_int(
+                f"{where}['original_max_position_embeddings']",
+                rope["original_max_position_embeddings"],
+                minimum=1,
+            ),
+            offset=0,
+            layers=tuple(range(_layer_count(cfg, path))),
+            source=f"{where}['llama_4_scaling_beta'], ['original_max_position_embeddings']",
+        )
+    return None
