@@ -73,7 +73,7 @@ SYMBOLS: dict[str, Symbol] = {
         Symbol(
             "seq_len",
             "tokens in the sequence",
-            _F + "simpler-schemes.md",
+            _F + "order-problem.md",
             ("L",),
             ("seq_len",),
             avoid=(r"\text{seq_len}", r"\text{seq\_len}"),
@@ -95,7 +95,7 @@ SYMBOLS: dict[str, Symbol] = {
         ),
         Symbol("k", "an offset between two positions", _F + "simpler-schemes.md", ("k",)),
         Symbol("m-n", "relative position of query $m$ and key $n$", _M + "relative.md", ("m - n",)),
-        Symbol("q-k", "query at position $m$, key at $n$", _F + "order-problem.md", ("q_m", "k_n")),
+        Symbol("q-k", "query at position $m$, key at $n$", _MO + "rope.md", ("q_m", "k_n")),
         Symbol("i", "pair index: dimensions $2i$ and $2i+1$", _F + "sinusoidal.md", ("i",)),
         Symbol(
             "base",
@@ -128,12 +128,16 @@ SYMBOLS: dict[str, Symbol] = {
             word="column order",
         ),
         Symbol(
-            "embedding", "a token's vector", _F + "order-problem.md", ("e",), word="token embedding"
+            "embedding",
+            "a token's vector",
+            _F + "adding-position.md",
+            ("e",),
+            word="token embedding",
         ),
         Symbol(
             "pe",
-            "encoding vector of a position ($p$ beside $e$, from chapter 5)",
-            _F + "sinusoidal.md",
+            "encoding vector of a position ($p$ for short)",
+            _F + "order-problem.md",
             ("PE(pos)", "p"),
             ("pe",),
         ),

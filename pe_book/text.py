@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import math
 import re
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 import numpy as np
 
@@ -20,6 +21,7 @@ __all__ = [
     "CHAPTER",
     "caption_html",
     "curly_apostrophes",
+    "format_bound",
     "format_cell",
     "inline_math_html",
     "power_of_ten_markup",
@@ -117,6 +119,44 @@ def format_cell(value, spec: str) -> str:
             text = text[1:]
         return text.replace("-", "−")
     raise TypeError(f"table cell must be str, int or float, got {type(value).__name__}")
+
+
+#: The specs a stated bound may use: fixed (``".2f"``, ``",.0f"``) or scientific (``".1e"``).
+_BOUND_SPEC = re.compile(r",?\.(\d+)([fe])")
+
+
+def format_bound(value, spec: str, *, side: str) -> str:
+    """A bound the prose states, rounded outward and written as :func:`format_cell` writes.
+
+    ``side="upper"`` rounds up, so that "no cosine above 0.31" stays true of 0.3042 (the
+    nearest rounding, 0.30, would make the bound false); ``side="lower"`` rounds down.
+    The rounding is done on the exact binary value, in the last place ``spec`` shows.
+
+    >>> format_bound(0.3042, ".2f", side="upper"), format_bound(0.3042, ".2f", side="lower")
+    ('0.31', '0.30')
+    >>> format_bound(6.0289e-05, ".1e", side="upper")
+    '6.1×10⁻⁵'
+    >>> format_bound(-0.251, ".2f", side="upper"), format_bound(0.25, ".2f", side="upper")
+    ('−0.25', '0.25')
+    """
+    if side not in ("upper", "lower"):
+        raise ValueError(f"side must be 'upper' or 'lower', got {side!r}")
+    match = _BOUND_SPEC.fullmatch(spec) if isinstance(spec, str) else None
+    if match is None:
+        raise ValueError(f"spec must be a fixed or scientific format such as '.2f', got {spec!r}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"value must be a real number, got {type(value).__name__}")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"value must be finite, got {value}")
+    exact, digits = Decimal(float(value)), int(match.group(1))
+    if exact == 0:
+        return format_cell(0.0, spec)
+    # the last place shown: 10^-digits in fixed notation, 10^(exponent - digits) otherwise
+    last = -digits if match.group(2) == "f" else exact.adjusted() - digits
+    rounding = ROUND_CEILING if side == "upper" else ROUND_FLOOR
+    rounded = exact.quantize(Decimal(1).scaleb(last), rounding=rounding)
+    # a float holding a decimal of at most 15 digits formats back to that decimal
+    return format_cell(float(rounded), spec)
 
 
 _FROM_SUPERSCRIPT = {v: k for k, v in zip("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻", strict=True)}

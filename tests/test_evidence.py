@@ -8,16 +8,31 @@ instead of leaving the prose wrong. No torch: only the results files are read.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from pe_book import TABLES
 from pe_book.chapters import evidence as ev
+from pe_book.chapters.evidence import common
+from pe_explained import rope_frequencies, t5_relative_bucket
 
 LENGTHS = ev.results("length_generalisation")["eval_lens"]
 FIRST, MID, LAST = LENGTHS[0], LENGTHS[len(LENGTHS) // 2], LENGTHS[-1]
 TARGET = ev.results("context_extension")["target_len"]
 #: Within this many nats, the page calls two losses the same ("flat", "side by side").
 FLAT = 0.05
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "practice" / "evidence.md"
+
+
+def _section(title: str) -> str:
+    """The text of the page's section ``## title``, up to the next one."""
+    text = PAGE.read_text(encoding="utf-8")
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 3)
+    return text[start : end if end > 0 else len(text)]
 
 
 def test_every_model_learns_well_past_the_unigram_entropy():
@@ -35,21 +50,87 @@ def test_rope_and_xpos_end_training_lower_than_nope():
     assert final["rope"] < final["nope"] and final["xpos"] < final["nope"]
 
 
+def test_the_final_losses_fall_in_the_three_groups_the_page_names():
+    """RoPE and xPos lowest, ALiBi next, "the other four well above"."""
+    final = {e: ev.train_final(e) for e in ev.results("length_generalisation")["methods"]}
+    four = [final[e] for e in ("t5", "sinusoidal", "learned", "nope")]
+    assert max(final["rope"], final["xpos"]) < final["alibi"] < min(four) - 0.1, final
+
+
+def test_no_model_has_converged_and_the_gap_to_rope_is_not_closing():
+    slopes = ev.train_slopes()
+    assert all(s < 0 for s in slopes.values()), slopes  # every curve still falls
+    assert ev.train_gap("nope", "rope") >= ev.train_gap("nope", "rope", ev.LAST_BLOCKS - 1)
+
+
+def test_the_training_slope_is_a_straight_line_fit(monkeypatch):
+    """train_slope on a made-up curve falling 0.2 nats per 100 steps, flat before."""
+    steps = ev.claims.block_steps()
+    curve = [2.0] * 10 + [2.0 - 0.002 * steps * k for k in range(ev.LAST_BLOCKS)]
+    fake = {"methods": {"x": {"train_curve": [curve, curve]}}, "settings": {"steps": 0}}
+    monkeypatch.setattr(common, "results", lambda name: fake)
+    monkeypatch.setattr(common, "block_steps", lambda: steps)
+    assert common.train_slope("x") == pytest.approx(-0.2)
+    assert common.train_slope("x", blocks=len(curve)) != pytest.approx(-0.2)
+
+
 @pytest.mark.parametrize("encoding", ["learned", "sinusoidal"])
 def test_absolute_encodings_get_worse_at_once(encoding):
     losses = [ev.loss(encoding, n) for n in LENGTHS]
     assert all(a < b for a, b in zip(losses, losses[1:], strict=False)), losses
 
 
-def test_rope_holds_for_a_while_then_breaks():
-    assert abs(ev.loss("rope", MID) - ev.loss("rope", FIRST)) < FLAT
+def test_rope_degrades_from_under_twice_its_training_length():
+    """Per position, RoPE's excess loss leaves its trained range before 2 × train_len,
+    though the mean over a window of 4 × train_len is still close to the first."""
+    position, before, after = ev.rope_degradation()
+    assert FIRST < position < 2 * FIRST, position
+    assert before[1] < after[0]
+    assert abs(ev.loss("rope", MID) - ev.loss("rope", FIRST)) < FLAT  # the mean hides it
+    sliding = [ev.loss("rope", n, "sliding") for n in LENGTHS[:3]]
+    assert sliding[0] < sliding[1] < sliding[2], sliding
     assert ev.loss("rope", LAST) > ev.loss("rope", FIRST) + 0.1
+
+
+def test_the_degradation_finder_on_made_up_curves(monkeypatch):
+    """The first position from which every bin lies above the range inside training."""
+    width = ev.claims.bin_width(MID)
+    inside = FIRST // width
+    curve = np.full(len(ev.excess("rope", MID)), 0.1)
+    curve[0] = 0.9  # the first bin (no context) does not count
+    curve[inside + 2] = 0.3  # one bin above, then back inside: not yet
+    curve[inside + 4 :] = 0.3
+    monkeypatch.setattr(common, "excess", lambda encoding, n: curve)
+    position, before, after = common.degradation("rope", MID)
+    assert position == (inside + 4) * width
+    assert before == (0.1, 0.3) and after == (0.3, 0.3)
+    curve[:] = 0.1
+    assert common.degradation("rope", MID)[0] == MID  # never leaves: the window's end
 
 
 @pytest.mark.parametrize("encoding", ["nope", "t5"])
 def test_nope_and_t5_stay_flat(encoding):
     losses = [ev.loss(encoding, n) for n in LENGTHS]
     assert max(losses) - min(losses) < FLAT, losses
+
+
+@pytest.mark.parametrize("encoding", ["nope", "t5"])
+def test_nope_and_t5_are_flat_at_a_higher_loss_than_rope(encoding):
+    """Worse than RoPE at every length, the training length included, and RoPE at its
+    worst is still below their best."""
+    for n in LENGTHS:
+        assert ev.loss(encoding, n) > ev.loss("rope", n) + 0.1, n
+    assert ev.loss(encoding, FIRST) - ev.loss("rope", FIRST) > 0.25
+    assert max(ev.loss("rope", n) for n in LENGTHS) < ev.loss_range(encoding)[0]
+
+
+def test_nope_and_t5_fit_worse_inside_the_training_window():
+    """Their excess over the generator is several times RoPE's and xPos's, bin by bin."""
+    start = ev.excess_from() // ev.claims.bin_width(FIRST)
+    for worse in ("nope", "t5"):
+        assert ev.window_excess(worse) > 2.5 * max(ev.window_excess(e) for e in ("rope", "xpos"))
+        for better in ("rope", "xpos"):
+            assert (ev.excess(worse, FIRST)[start:] > ev.excess(better, FIRST)[start:]).all()
 
 
 def test_nope_and_t5_run_side_by_side():
@@ -71,6 +152,18 @@ def test_t5_buckets_past_the_training_length_were_never_trained():
     assert longest == FIRST - 1 and unseen > 0
 
 
+def test_t5_unseen_buckets_start_past_the_longest_training_distance():
+    """The last bucket training reached also holds a few longer distances: the first
+    distance in an unseen bucket is found by checking every distance with the library."""
+    longest, seen, _ = ev.t5_buckets_seen()
+    first = ev.t5_first_unseen_distance()
+    buckets = t5_relative_bucket(
+        -np.arange(300), bidirectional=False, num_buckets=32, max_distance=128
+    )
+    assert first == int(np.flatnonzero(buckets > seen)[0])
+    assert first > longest + 1 and (buckets[longest:first] == seen).all()
+
+
 def test_passkey_story():
     pk = {e: ev.passkey(e, LAST) for e in ("nope", "t5", "alibi", "rope", "xpos")}
     assert pk["nope"] >= 0.95 and pk["t5"] >= 0.95
@@ -78,7 +171,67 @@ def test_passkey_story():
     # xPos: the best by loss at the longest length, the worst at retrieval
     losses = {e: ev.loss(e, LAST) for e in ev.results("length_generalisation")["methods"]}
     assert min(losses, key=losses.get) == "xpos", losses
-    assert ev.passkey("learned", FIRST) < 0.5
+    assert ev.passkey("learned", FIRST) < 0.5 and ev.passkey_best("learned") < 0.5
+
+
+def test_the_sinusoidal_encoding_degrades_in_loss_and_keeps_the_key():
+    """The mirror image of xPos: worse loss past the training length, better retrieval
+    at the longest length than ALiBi, RoPE and xPos."""
+    assert ev.loss("sinusoidal", LAST) > ev.loss("sinusoidal", FIRST) + 0.05
+    for other in ("alibi", "rope", "xpos"):
+        assert ev.passkey("sinusoidal", LAST) > ev.passkey(other, LAST) + 0.2, other
+
+
+def test_the_passkey_summary_names_every_encoding():
+    """The retrieval section quotes every encoding's passkey accuracy and names it."""
+    section = _section("Retrieval: the passkey")
+    for encoding, label in ev.ENCODING_LABELS.items():
+        if encoding in ev.results("length_generalisation")["methods"]:
+            assert re.search(rf"evidence\.passkey_{encoding}_\w+", section), encoding
+            name = "T5" if encoding == "t5" else label
+            assert name in section or name.capitalize() in section, label
+
+
+def test_the_takeaways_name_the_absolute_comparison_and_the_mirror_case():
+    takeaways = _section("Takeaways")
+    for name in ("gap_nope_rope_first", "gap_t5_rope_first", "loss_rope_last"):
+        assert f"evidence.{name}" in takeaways, name
+    assert "evidence.passkey_sinusoidal_last" in takeaways
+
+
+def test_the_page_no_longer_says_what_the_runs_do_not_show():
+    text = PAGE.read_text(encoding="utf-8")
+    for wrong in (
+        "absolute encodings fail past their table",
+        "NoPE has no position to go out of range",
+        "further from converged",
+        "helps every method",
+        "learns order at all",
+        "RoPE holds for a while",
+    ):
+        assert wrong not in text, wrong
+
+
+def test_the_ranges_are_seed_spreads_and_the_standard_error_is_binomial():
+    s = ev.results("length_generalisation")["settings"]
+    documents = s["passkey_samples"] * len(s["depths"])
+    assert ev.passkey_documents() == documents
+    p = ev.passkey("rope", LAST)
+    assert ev.binomial_se(p) == pytest.approx(np.sqrt(p * (1 - p) / documents))
+    assert ev.binomial_se(0.5) == pytest.approx(0.5 / np.sqrt(documents))
+
+
+def test_the_setup_table_states_the_objective_and_the_passkey_from_the_results():
+    data = ev.results("length_generalisation")
+    s, task = data["settings"], data["task"]
+    rows = {r[0]: r[1] for r in TABLES["evidence.setup"].build().rows}
+    assert f"{s['answer_weight']:g} × the cross-entropy" in rows["objective"]
+    assert f"{s['passkey_share']:.0%} of each batch" in rows["objective"]
+    for ids in task["digit_ids"]:
+        assert f"{ids[0]}–{ids[-1]}" in rows["passkey"]
+    # every digit has its own ids: the slots do not share a token
+    flat = [i for ids in task["digit_ids"] for i in ids]
+    assert len(flat) == len(set(flat)) == task["key_length"] * task["digit_values"]
 
 
 def test_position_interpolation_needs_its_fine_tune():
@@ -100,16 +253,55 @@ def test_retrieval_separates_the_methods():
 
 
 @pytest.mark.parametrize("method", list(ev.METHOD_LABELS))
-def test_fine_tuning_helps_every_method_at_the_target_length(method):
+def test_fine_tuning_lowers_every_methods_loss_at_the_target_length(method):
     tuned = ev.extension_loss(method, "fine_tuned", TARGET)
     assert tuned < ev.extension_loss(method, "zero_shot", TARGET)
 
 
-def test_fine_tuned_rope_holds_its_loss_but_not_its_retrieval():
+def test_fine_tuned_rope_holds_its_loss_and_its_retrieval_improves_in_part():
     at_target = ev.extension_loss("rope", "fine_tuned", TARGET)
     assert abs(ev.extension_loss("rope", "fine_tuned", LAST) - at_target) < FLAT
     rope = ev.extension_passkey("rope", "fine_tuned", LAST)
-    assert rope < 0.6 and rope < ev.extension_passkey("dynamic", "fine_tuned", LAST)
+    assert ev.passkey("rope", LAST) + 0.1 < rope < 0.6
+    assert rope < ev.extension_passkey("dynamic", "fine_tuned", LAST)
+
+
+def test_position_interpolations_retrieval_past_the_target_does_not_move():
+    """Same accuracy in every seed × depth cell at the longest length, a lower loss, and
+    a different model: documents change outcome, as many found as lost."""
+    same, cells = ev.same_cells("pi", LAST)
+    assert same == cells
+    assert ev.extension_passkey("pi", "fine_tuned", LAST) == ev.extension_passkey(
+        "pi", "zero_shot", LAST
+    )
+    assert (
+        ev.extension_loss("pi", "fine_tuned", LAST)
+        < ev.extension_loss("pi", "zero_shot", LAST) - 0.1
+    )
+    changed, documents = ev.documents_changed("pi", LAST)
+    assert 0 < changed < documents and changed % 2 == 0  # as many found as lost
+    pi = [ev.answer_loss("pi", k, LAST) for k in ("zero_shot", "fine_tuned")]
+    rope = [ev.answer_loss("rope", k, LAST) for k in ("zero_shot", "fine_tuned")]
+    assert abs(pi[0] - pi[1]) < 0.05 and rope[0] - rope[1] > 0.1, (pi, rope)
+
+
+def test_pis_fine_tune_shows_no_angle_that_training_did_not():
+    """PI's frequencies are the plain ones over the factor: at the target length its
+    fine-tune turns every pair through exactly the angles of training; the unchanged
+    model's through factor times them; YaRN's slowest pairs as PI's."""
+    factor = ev.results("context_extension")["factor"]
+    np.testing.assert_allclose(ev.fine_tune_angle_ratios("pi"), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(ev.fine_tune_angle_ratios("rope"), factor, rtol=1e-12)
+    yarn = np.isclose(ev.fine_tune_angle_ratios("yarn"), 1.0, rtol=1e-9)
+    k = ev.pairs_as_in_training("yarn")
+    assert 0 < k < len(yarn) and yarn[-k:].all() and not yarn[:-k].any()  # the slowest
+    inv, _ = rope_frequencies(len(yarn) * 2)
+    assert (np.diff(inv) < 0).all()  # pairs run from fast to slow
+
+
+def test_yarn_gains_little_retrieval_from_the_fine_tune():
+    zero = ev.extension_passkey("yarn", "zero_shot", LAST)
+    assert abs(ev.extension_passkey("yarn", "fine_tuned", LAST) - zero) < FLAT
 
 
 def test_position_interpolation_retrieves_better_than_plain_rope_zero_shot():

@@ -73,8 +73,9 @@ def _leaves_per_seed(node, seeds: int, where: str) -> int:
 
 
 def _check_metrics(metrics: dict, lengths: list[int], seeds: int, where: str) -> None:
-    """``non_overlapping`` and ``passkey`` hold every length, one value per seed."""
-    for metric in ("non_overlapping", "passkey"):
+    """``non_overlapping``, ``passkey`` and ``passkey_answer_loss`` hold every length, one
+    value per seed."""
+    for metric in ("non_overlapping", "passkey", "passkey_answer_loss"):
         assert sorted(metrics[metric], key=int) == [str(n) for n in lengths], f"{where}.{metric}"
         _leaves_per_seed(metrics[metric], seeds, f"{where}.{metric}")
     for n in lengths:
@@ -101,6 +102,10 @@ def check_schema(result: dict, name: str, min_seeds: int = 3) -> None:
     assert sorted(floors, key=int) == [str(n) for n in lengths]
     for curve in floors.values():
         assert len(curve) == result["settings"]["bins"] and all(0 < v < np.log(64) for v in curve)
+    settings, task = result["settings"], result["task"]
+    assert 0 < settings["passkey_share"] <= 1 and settings["answer_weight"] >= 0
+    assert len(task["digit_ids"]) == task["key_length"]
+    assert all(len(ids) == task["digit_values"] for ids in task["digit_ids"])
     methods = result["methods"]
     n = len(seeds)
     if name == "length_generalisation":
@@ -113,9 +118,30 @@ def check_schema(result: dict, name: str, min_seeds: int = 3) -> None:
     else:
         assert set(methods) == EXTENSION_METHODS
         assert result["target_len"] == result["factor"] * result["train_len"]
+        assert result["fine_tune"]["answer_weight"] == settings["answer_weight"]
+        documents = settings["passkey_samples"] * len(settings["depths"])
         for method, metrics in methods.items():
             for stage in ("zero_shot", "fine_tuned"):
                 _check_metrics(metrics[stage], lengths, n, f"{method}.{stage}")
+            changed = metrics["passkey_changed"]
+            assert sorted(changed, key=int) == [str(n) for n in lengths], method
+            assert all(0 <= c <= documents for v in changed.values() for c in v), method
+
+
+def check_fine_tuned_model_evaluated(result: dict) -> None:
+    """The fine-tuned numbers are a new model's: for every method, seed and length its
+    loss differs from the zero-shot model's (a cached model, a reused result or the
+    zero-shot model evaluated twice would give the same numbers)."""
+    for method, metrics in result["methods"].items():
+        for n in result["eval_lens"]:
+            zero = metrics["zero_shot"]["non_overlapping"][str(n)]["mean"]
+            tuned = metrics["fine_tuned"]["non_overlapping"][str(n)]["mean"]
+            answers = [
+                metrics[k]["passkey_answer_loss"][str(n)] for k in ("zero_shot", "fine_tuned")
+            ]
+            for seed, (a, b) in enumerate(zip(zero, tuned, strict=True)):
+                assert a != b, f"{method} seed {seed} at {n}: fine-tuned loss = zero-shot loss"
+                assert answers[0][seed] != answers[1][seed], f"{method} seed {seed} at {n}"
 
 
 def _committed(name: str) -> dict:
@@ -173,6 +199,18 @@ def test_a_result_with_a_wrong_hash_is_reported_stale(tmp_path, monkeypatch):
         test_committed_results_come_from_the_current_code("length_generalisation")
 
 
+def test_the_committed_fine_tuned_numbers_are_a_new_models():
+    check_fine_tuned_model_evaluated(_committed("context_extension"))
+
+
+def test_the_fine_tune_check_fails_when_the_zero_shot_model_is_evaluated_twice():
+    broken = json.loads(json.dumps(_committed("context_extension")))
+    entry = broken["methods"]["pi"]
+    entry["fine_tuned"] = json.loads(json.dumps(entry["zero_shot"]))
+    with pytest.raises(AssertionError, match="fine-tuned loss = zero-shot loss"):
+        check_fine_tuned_model_evaluated(broken)
+
+
 def test_the_schema_check_rejects_a_missing_seed():
     result = _committed("length_generalisation")
     broken = json.loads(json.dumps(result))
@@ -219,6 +257,12 @@ def test_the_quick_run_writes_the_schema(quick_runs, name):
     check_schema(first[name], name)
     assert first[name]["code_hash"] == experiments.code_hash()
     assert "--quick" in first[name]["command"]
+
+
+@pytest.mark.slow
+def test_the_quick_run_evaluates_the_fine_tuned_models(quick_runs):
+    (first, _), _ = quick_runs
+    check_fine_tuned_model_evaluated(first["context_extension"])
 
 
 @pytest.mark.slow
@@ -339,6 +383,48 @@ def test_the_passkey_sits_at_its_depth_and_is_asked_for_last():
     np.testing.assert_array_equal(tokens[:, -4:], keys)
     slots = (keys - data.FIRST_DIGIT) // data.DIGITS
     assert (slots == np.arange(4)).all()  # digit s comes from slot s's own ids
+
+
+def test_every_model_reads_the_same_passkey_documents(monkeypatch):
+    """The documents depend on the evaluation seed, the length and the depth, not on the
+    model: the ranges over training seeds are not sampling error."""
+    _torch()
+    from experiments import data
+    from experiments.train import passkey_accuracy, passkey_documents
+
+    language = data.Language()
+    seen = []
+    original = data.Language.passkeys
+
+    def record(self, *args):
+        tokens, keys = original(self, *args)
+        seen.append(tokens.copy())
+        return tokens, keys
+
+    monkeypatch.setattr(data.Language, "passkeys", record)
+    for model in (_model("rope", layers=1, d_model=32, heads=2), _model("nope", layers=1)):
+        passed, answer = passkey_documents(model, language, 40, 0.3, 3, seed=11)
+        assert passed.shape == answer.shape == (3,) and (answer > 0).all()
+        assert passkey_accuracy(model, language, 40, 0.3, 3, seed=11) == passed.mean()
+    assert len(seen) == 4
+    np.testing.assert_array_equal(seen[0], seen[2])
+
+
+def test_the_answer_term_of_the_objective_is_weighted_by_answer_weight():
+    """One step with the answer term and one without move the weights differently."""
+    torch = _torch()
+    from experiments import data
+    from experiments.train import TrainConfig, train
+
+    language = data.Language()
+    steps = []
+    for weight in (1.0, 0.0):
+        torch.manual_seed(0)  # the same initial model both times
+        model = _model("rope", layers=1, d_model=32, heads=2)
+        config = TrainConfig(steps=1, batch=4, length=24, answer_weight=weight)
+        train(model, config, seed=0, language=language)
+        steps.append(model.head.weight.detach().clone())
+    assert not torch.equal(steps[0], steps[1])
 
 
 def test_the_language_is_the_same_for_the_same_seed():

@@ -59,11 +59,16 @@ print("same rows added to both sequences:", np.allclose(x - tokens, positions.en
 
 # %% [markdown]
 # Further along, one encoder block of the original transformer
-# ($d_{\text{model}} = 512$, 8 heads, a batch of 2 sequences of 10 tokens):
+# ($d_{\text{model}} = 512$, 8 heads, a batch of 2 sequences of 10 tokens). The last
+# shape is not part of that block, which has no relative bias: it is what ALiBi or T5
+# would add to every layer’s scores instead of the position table.
 
 # %%
-for name, shape in transformer_shapes(2, 10, 512, 8).items():
-    print(f"{name:<28} {shape}")
+shapes = transformer_shapes(2, 10, 512, 8)
+for name, shape in shapes.items():
+    if name != "relative bias":
+        print(f"{name:<28} {shape}")
+print(f"{'(ALiBi, T5) relative bias':<28} {shapes['relative bias']}")
 
 # %% [markdown]
 # A table has a fixed number of rows. Asking for a position past its last, $L_{\max} - 1$, is an

@@ -159,7 +159,11 @@ plt.show()
 # pair by pair, for a head width $d_k = 128$ (`head_dim`): position interpolation,
 # NTK-aware scaling and YaRN stretching a 4,096-token context 4 times, and Llama 3’s
 # rule with the settings Llama 3.1 ships with. The first three use $\text{base} = 10000$;
-# Llama 3.1 has $\text{base} = 500000$ and factor 8, and was trained on 8192 tokens.
+# Llama 3.1 has $\text{base} = 500000$ and factor 8. Its 8192 is the rule’s *original*
+# context (`original_max_position_embeddings`), the length of Llama 3’s first
+# pre-training stage; pre-training went on in stages to 131,072 tokens, with the rule
+# applied at every length
+# ([chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension/#raising-the-base-in-long-context-training)).
 # Position interpolation divides every frequency; NTK-aware scaling keeps the
 # fastest pair and divides the slowest by the factor; YaRN and Llama 3 keep the fast
 # pairs, divide the slow ones by the factor and blend in between (Figure 4).

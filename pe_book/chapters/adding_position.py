@@ -20,6 +20,7 @@ from pe_explained.embedding import (
 from .. import Table, figure, table, value
 from ..notation import DM
 from ..style import new_figure, phone_layout_active
+from ..text import format_bound
 
 D_MODEL, NUM_POSITIONS, NUM_WORDS, SEED = 512, 512, 512, 0
 NORM_WIDTHS = (64, 128, 256, 512, 1024)
@@ -47,12 +48,26 @@ def _cosine_samples() -> dict[str, np.ndarray]:
     }
 
 
+def _random_cosine_bound() -> str:
+    """The largest |cosine| of the random pairs (words, and word against position), as an
+    upper bound: rounded up."""
+    samples = _cosine_samples()
+    largest = max(
+        float(np.abs(samples[name]).max())
+        for name in ("two random token embeddings", "token embedding and PE row")
+    )
+    return format_bound(largest, ".2f", side="upper")
+
+
 @figure(
     "adding_position_cosines",
-    alt=f"Histograms of cosine similarity for d_model = {D_MODEL}. Cosines between two "
-    "random token embeddings, and between a random embedding and a PE row, form narrow "
-    "peaks centred on 0 (within about ±0.15). Cosines between two rows of the sinusoidal "
-    "table spread from about 0.2 to 1, far from 0.",
+    alt=lambda: (
+        f"Histograms of cosine similarity for d_model = {D_MODEL}. Cosines between two "
+        "random token embeddings, and between a random embedding and a PE row, form narrow "
+        f"peaks centred on 0 (all within ±{_random_cosine_bound()}). Cosines between two rows "
+        f"of the sinusoidal table spread from {_cosine_samples()['two PE rows'].min():.2f} to "
+        f"{_cosine_samples()['two PE rows'].max():.2f}, far from 0."
+    ),
     caption=f"Cosine similarity, d_model = {D_MODEL}: {NUM_WORDS} pairs of random token "
     f"embeddings (entries N(0, 1/d_model)), {NUM_WORDS} embedding–PE pairs, and every pair "
     f"of PE rows for positions 0–{NUM_POSITIONS - 1}.",

@@ -74,7 +74,8 @@ def _():
             "NoPE ([ch. 14](../modern/xpos-nope.md))",
             "nowhere: the causal mask alone",
             "implicit (decoders only)",
-            f"generalised better on small reasoning tasks {_cite('kazemnejad2023')}",
+            f"generalised better on small reasoning tasks {_cite('kazemnejad2023')}; "
+            f"longer context than explicit encodings, yet limited {_cite('wang2024nope')}",
             f"research models {_cite('haviv2022')}; some layers of Llama 4 and Command R7B "
             "([ch. 21](todays-models.md))",
         ),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_explained.properties import slow_pair_count
 from pe_explained.rope import (
     ntk_aware_base,
     rope_decay_bound_mean,
@@ -336,16 +335,17 @@ for _rule in RUNNING_RULES:
 
 
 #: Raising the base in long-context training: (model, base, sequence length of that
-#: training), all with heads HEAD_DIM wide. Code Llama: Rozière et al. 2023, §2.4;
-#: Llama 2 Long: Xiong et al. 2023, §2; Llama 3.1: Dubey et al. 2024, §3.4.2 (base 500,000
-#: from the start, the context grown in stages); Qwen2 and Qwen2.5: their technical
-#: reports (base raised from 10,000 with the context).
+#: training, the rope_scaling its released code applies at every length), all with heads
+#: HEAD_DIM wide. Code Llama: Rozière et al. 2023, §2.4; Llama 2 Long: Xiong et al. 2023,
+#: §2; Llama 3.1: Dubey et al. 2024, §3.4.2 (base 500,000 from the start, the context
+#: grown in stages), with the factor-8 rule of its reference code and config; Qwen2 and
+#: Qwen2.5: their technical reports (base raised from 10,000 with the context).
 ABF_MODELS = (
-    ("Llama 2 (no long-context stage)", BASE, CONTEXT),
-    ("Code Llama", 1e6, 16384),
-    ("Llama 2 Long", 500000.0, 32768),
-    ("Llama 3.1, last stage", LLAMA31_BASE, 131072),
-    ("Qwen2, Qwen2.5", 1e6, 32768),
+    ("Llama 2 (no long-context stage)", BASE, CONTEXT, None),
+    ("Code Llama", 1e6, 16384, None),
+    ("Llama 2 Long", 500000.0, 32768, None),
+    ("Llama 3.1, last stage, with its ×8 rule", LLAMA31_BASE, 131072, LLAMA31),
+    ("Qwen2, Qwen2.5", 1e6, 32768, None),
 )
 #: Bases and bands of distances for the decay-bound table.
 ABF_BASES = (BASE, 500000.0, 1e6)
@@ -354,23 +354,17 @@ DECAY_BANDS = ((1, 100), (100, 1000), (1000, 10000), (10000, 32768), (32768, 131
 
 @table(
     "abf_models",
-    caption=f"Models that raised the base (head_dim = {HEAD_DIM}): base, long-context "
-    "training length, slowest wavelength, and how many pairs turn less than once over that "
-    f"length, at that base and at {BASE:,.0f}.",
+    caption=f"Models that raised the base (head_dim = {HEAD_DIM}): long-context training "
+    "length, slowest wavelength, and the pairs under one turn over that length, at that "
+    f"base and at {BASE:,.0f} (Llama 3.1: with its ×8 rule).",
 )
 def _():
     rows = []
-    for name, base, length in ABF_MODELS:
-        rows.append(
-            [
-                name,
-                base,
-                length,
-                rope_wavelengths(HEAD_DIM, base=base)[-1],
-                slow_pair_count(length, HEAD_DIM, base=base),
-                slow_pair_count(length, HEAD_DIM, base=BASE),
-            ]
-        )
+    for name, base, length, scaling in ABF_MODELS:
+        # under one turn over the length: wavelength 2π / ω_i > length
+        own, at_base = (rope_wavelengths(HEAD_DIM, base=b, scaling=scaling) for b in (base, BASE))
+        slow = [int(np.count_nonzero(w > length)) for w in (own, at_base)]
+        rows.append([name, base, length, own[-1], *slow])
     return Table(
         [
             "model",
@@ -391,13 +385,8 @@ def _():
     "over bands of distances (<code>rope_decay_bound_mean</code>), for each base.",
 )
 def _():
-    rows = [
-        [
-            int(base),  # a number: on a phone each card is titled "base = 10,000"
-            *(rope_decay_bound_mean(HEAD_DIM, lo, hi, base=base) for lo, hi in DECAY_BANDS),
-        ]
-        for base in ABF_BASES
-    ]
+    # the base a number: on a phone each card is titled "base = 10,000"
+    rows = [[int(base), *_decay_means(base)] for base in ABF_BASES]
     return Table(
         ["base", *(f"distance {lo:,}–{hi:,}" for lo, hi in DECAY_BANDS)],
         rows,
@@ -419,3 +408,31 @@ def _():
         / rope_wavelengths(HEAD_DIM, base=BASE)[-1]
     )
     return f"{ratio:.0f}"
+
+
+@value("llama31_rule_stretch")
+def _():  # how much the rule alone lengthens Llama 3.1's slowest wavelength
+    ruled, plain = (
+        rope_wavelengths(HEAD_DIM, base=LLAMA31_BASE, scaling=s) for s in (LLAMA31, None)
+    )
+    return f"{ruled[-1] / plain[-1]:g}"
+
+
+def _decay_means(base: float) -> list[float]:
+    """The decay table's row for ``base``: the bound averaged over each band of distances."""
+    return [rope_decay_bound_mean(HEAD_DIM, lo, hi, base=base) for lo, hi in DECAY_BANDS]
+
+
+def _bases(falling: bool) -> str:
+    """The bases whose row falls (or not) from every band to the next, the last one too."""
+    rows = {f"{b:,.0f}": np.diff(_decay_means(b)) for b in ABF_BASES}
+    names = [name for name, steps in rows.items() if bool((steps < 0).all()) == falling]
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+value("decay_levelling_bases")(lambda: _bases(False))
+value("decay_falling_bases")(lambda: _bases(True))
+for _base in ABF_BASES:  # the row's last three bands: "4.80, 4.69 and 4.76"
+    value(f"decay_tail_{int(_base)}")(
+        lambda b=_base: "{}, {} and {}".format(*(f"{m:.2f}" for m in _decay_means(b)[-3:]))
+    )

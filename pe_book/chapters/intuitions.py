@@ -17,7 +17,7 @@ from pe_explained.properties import (
 
 from .. import Table, figure, table, value
 from ..style import new_figure
-from ..text import format_cell
+from ..text import format_bound
 
 CLOCK_D_MODEL, CLOCK_POSITIONS = 8, 7  # four clocks, hands for positions 0 … 6
 COUNTER_LEN, COUNTER_BITS, COUNTER_D_MODEL = 64, 4, 16
@@ -165,9 +165,15 @@ def _():
     return f"{closest_position(sinusoidal(1000, 2), 0)[0]:,}"
 
 
+def clock_return_gap() -> float:
+    """How near 12 o'clock a single hand comes back, within the first 1,000 positions."""
+    return float(closest_position(sinusoidal(1000, 2), 0)[1])
+
+
 @value("clock_return_gap")
 def _():
-    return format_cell(float(closest_position(sinusoidal(1000, 2), 0)[1]), ".1e")
+    # the page says the hand is back *within* it: an upper bound, rounded up
+    return format_bound(clock_return_gap(), ".1e", side="upper")
 
 
 @value("speed_ratio_d8")
@@ -231,9 +237,15 @@ def _counter_steps() -> dict[str, np.ndarray]:
     }
 
 
+def pair0_largest_step() -> float:
+    """The largest step of pair 0's sine from one integer position to the next."""
+    return float(_counter_steps()["pair 0 sine"].max())
+
+
 @value("pair0_largest_step")
 def _():
-    return f"{float(_counter_steps()['pair 0 sine'].max()):.2f}"
+    # the page says the sine moves by *up to* it: an upper bound, rounded up
+    return format_bound(pair0_largest_step(), ".2f", side="upper")
 
 
 @value("row_step_d16")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 
 from pe_explained import sinusoidal
@@ -9,6 +12,7 @@ from pe_explained.learned import LearnedPositionalEmbedding, learned_parameter_c
 
 from .. import Table, figure, table, value
 from ..style import new_figure
+from ..text import format_bound
 
 #: (max_len, d_model) of the position tables in the published configurations:
 #: BERT's max_position_embeddings and hidden_size, GPT-2's n_positions and n_embd.
@@ -20,6 +24,9 @@ MODELS = {
     "GPT-2 large": (1024, 1280),
     "GPT-2 XL": (1024, 1600),
 }
+#: The script CI runs, which pins the transformers version the differential tests compare with.
+CI_SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "run"
+
 #: Vocabulary sizes: BERT's uncased WordPiece vocabulary and GPT-2's byte-level BPE.
 VOCAB = {"BERT": 30522, "GPT-2": 50257}
 
@@ -116,10 +123,16 @@ def _similarities():
     return _cosine(sinusoidal(SIM_POSITIONS, SIM_D_MODEL)), _cosine(learned)
 
 
+def init_max_cosine() -> float:
+    """The largest |cosine| between two distinct rows of the freshly initialised table."""
+    off_diagonal = ~np.eye(SIM_POSITIONS, dtype=bool)
+    return float(np.abs(_similarities()[1][off_diagonal]).max())
+
+
 @value("init_max_cosine")
 def _():
-    off_diagonal = ~np.eye(SIM_POSITIONS, dtype=bool)
-    return f"{np.abs(_similarities()[1][off_diagonal]).max():.2f}"
+    # the page says no cosine is above it: an upper bound, rounded up
+    return format_bound(init_max_cosine(), ".2f", side="upper")
 
 
 @value("sinusoidal_neighbour_cosine")
@@ -150,3 +163,12 @@ def _(theme):
     axes[0].set_ylabel("position $m$")
     fig.colorbar(image, ax=axes, shrink=0.85, label="cosine similarity")
     return fig
+
+
+@value("transformers_pin")
+def _():
+    """The transformers version the tests compare ``position_ids_from_mask`` with."""
+    pinned = re.search(r"transformers==(\d+\.\d+)\.\d+", CI_SCRIPT.read_text(encoding="utf-8"))
+    if pinned is None:
+        raise ValueError(f"{CI_SCRIPT} pins no transformers version (transformers==X.Y.Z)")
+    return pinned.group(1)

@@ -10,12 +10,13 @@ import numpy as np
 from pe_explained.precision import (
     first_colliding_position,
     rope_angle_error,
+    rope_score_error,
     stored_positions,
 )
 
 from .. import Table, figure, table, value
 from ..style import new_figure
-from ..text import format_cell
+from ..text import format_bound, format_cell
 
 HEAD_DIM, BASE = 128, 10000.0
 #: The lengths the angle-error table reports, and how many positions end at each.
@@ -28,7 +29,10 @@ DTYPES = {
     "float32": np.dtype(np.float32),
 }
 FRACTION_BITS = {"float16": 10, "bfloat16": 7, "float32": 23}  # IEEE 754; bfloat16: 7
-QUOTED = ("HEAD_DIM", "BASE", "WINDOW")
+#: The score-error table: random query/key pairs (standard normal entries), the
+#: distances m − n it takes the largest error over, and the seed of the pairs.
+SCORE_PAIRS, SCORE_DISTANCES, SCORE_SEED = 16, (0, 16, 512), 0
+QUOTED = ("HEAD_DIM", "BASE", "WINDOW", "SCORE_PAIRS")
 
 
 def _spacing(dtype, position: int) -> int:
@@ -69,16 +73,19 @@ def _sci(x: float) -> str:
     return format_cell(float(x), ".1e")
 
 
+#: The route of a model cast with ``.to(torch.bfloat16)``: its inv_freq buffer is bfloat16.
+BF16_BUFFER = "float32 recipe from a bfloat16 inv_freq, stored as bfloat16"
+
+
 @cache
 def _angle_errors() -> dict[str, list[float]]:
     """Largest cos/sin error over the WINDOW positions ending at each length, per route."""
+    bf16 = ml_dtypes.bfloat16
     routes = {
         "float32 recipe": {"angles": "float32"},
         "float64 angles, rounded once": {"angles": "float64"},
-        "float32 recipe, stored as bfloat16": {
-            "angles": "float32",
-            "output_dtype": ml_dtypes.bfloat16,
-        },
+        "float32 recipe, stored as bfloat16": {"angles": "float32", "output_dtype": bf16},
+        BF16_BUFFER: {"angles": "float32", "output_dtype": bf16, "inv_freq_dtype": bf16},
     }
     return {
         route: [
@@ -131,6 +138,15 @@ def _():
 @value("fp32_first_collision")
 def _():
     return f"{first_colliding_position(np.float32):,}"
+
+
+@value("bf16_last_distinct")
+def _():
+    """The last position bfloat16 stores apart from its successor, found by storing them all."""
+    first = first_colliding_position(ml_dtypes.bfloat16)
+    stored = stored_positions(np.arange(first + 2), ml_dtypes.bfloat16)
+    (same_as_next,) = np.nonzero(stored[:-1] == stored[1:])
+    return f"{int(same_as_next[0]) - 1:,}"
 
 
 @value("bf16_spacing_32k")
@@ -202,7 +218,17 @@ def _():
 
 @value("f64_error_max")
 def _():
-    return _sci(max(_angle_errors()["float64 angles, rounded once"]))
+    return format_bound(max(_angle_errors()["float64 angles, rounded once"]), ".1e", side="upper")
+
+
+@value("bf16_buffer_error_1e3")
+def _():
+    return format_cell(_angle_errors()[BF16_BUFFER][0], ".2f")
+
+
+@value("bf16_buffer_error_max")
+def _():
+    return format_cell(max(_angle_errors()[BF16_BUFFER]), ".2f")
 
 
 @value("bf16_crossover")
@@ -258,3 +284,94 @@ def _(theme):
     # in the empty lower right: above the float64 line, under the float32 curves
     ax.legend(loc="lower right", bbox_to_anchor=(1, 0.1), frameon=False)
     return fig
+
+
+#: The score-error table's routes: how the phasors are computed, and what the rotated
+#: query and key are stored in (the key in a KV cache).
+SCORE_ROUTES = {
+    "float64 angles; q, k in float32": ("float64", "float32", "float32"),
+    "float64 angles; q, k in bfloat16": ("float64", "bfloat16", "bfloat16"),
+    "float64 angles; q in bfloat16, k in FP8 E4M3": ("float64", "bfloat16", "float8_e4m3fn"),
+    "float32 recipe; q, k in float32": ("float32", "float32", "float32"),
+    "float32 recipe; q, k in bfloat16": ("float32", "bfloat16", "bfloat16"),
+}
+STORAGE = {
+    "float32": np.dtype(np.float32),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16),
+    "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
+}
+
+
+@cache
+def _score_pairs() -> tuple[np.ndarray, np.ndarray]:
+    q, k = np.random.default_rng(SCORE_SEED).normal(size=(2, SCORE_PAIRS, HEAD_DIM))
+    return q, k
+
+
+@cache
+def _score_errors() -> dict[str, list[float]]:
+    """Largest score error (units of ‖q‖‖k‖) over the WINDOW positions ending at each length,
+    the SCORE_PAIRS pairs and SCORE_DISTANCES, per route."""
+    q, k = _score_pairs()
+    table = {}
+    for route, (angles, query, key) in SCORE_ROUTES.items():
+        table[route] = [
+            max(
+                float(
+                    rope_score_error(
+                        q,
+                        k,
+                        _window(n),
+                        distance,
+                        base=BASE,
+                        angles=angles,
+                        query_dtype=STORAGE[query],
+                        key_dtype=STORAGE[key],
+                    ).max()
+                )
+                for distance in SCORE_DISTANCES
+            )
+            for n in LENGTHS
+        ]
+    return table
+
+
+@table(
+    "score_errors",
+    caption="Largest error of the score of a rotated query and key, in units of "
+    "‖q‖ ‖k‖, over the positions just below each length (<code>rope_score_error</code>).",
+)
+def _():
+    return Table(
+        ["route", *(f"≤ {n:,}" for n in LENGTHS)],
+        [[route, *values] for route, values in _score_errors().items()],
+        default_format=".1e",
+    )
+
+
+def _score_range(route: str) -> str:
+    values = _score_errors()[route]
+    return f"{_sci(min(values))} to {_sci(max(values))}"
+
+
+@value("score_bf16_range")
+def _():
+    return _score_range("float64 angles; q, k in bfloat16")
+
+
+@value("score_fp8_range")
+def _():
+    return _score_range("float64 angles; q in bfloat16, k in FP8 E4M3")
+
+
+@value("score_f32_max")
+def _():
+    return format_bound(
+        max(_score_errors()["float64 angles; q, k in float32"]), ".1e", side="upper"
+    )
+
+
+@value("score_distances")
+def _():
+    *rest, last = (f"{d:,}" for d in SCORE_DISTANCES)
+    return f"{', '.join(rest)} and {last}"

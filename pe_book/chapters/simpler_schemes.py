@@ -86,7 +86,8 @@ def _():
 @figure(
     "simpler_schemes_norms",
     alt="Log-scale plot of the norm of each simple encoding against position 1 to "
-    f"{MAX_LEN - 1}: the raw index rises in a straight line to about {MAX_LEN}; the "
+    f"{MAX_LEN - 1}: the raw index, whose norm is the position itself, climbs steeply "
+    f"at first and then ever more gently on the log scale, to {MAX_LEN - 1:,}; the "
     "normalised index rises to just under 1; one-hot stays at 1; binary jumps between 1 "
     f"and about {np.sqrt(NUM_BITS):.1f}; the sinusoidal encoding stays flat at "
     f"{np.sqrt(SUMMARY_D_MODEL / 2):.2f}. A dashed line marks the typical norm of a token "

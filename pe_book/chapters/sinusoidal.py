@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
@@ -11,9 +13,13 @@ from .. import Table, figure, table, value
 from ..interactive import colormap_stops, interactive
 from ..notation import DM
 from ..style import THEMES, new_figure, phone_layout_active
+from ..text import format_bound
 
 HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
 WAVE_DIMENSIONS = (0, 2, 8, 20)
+#: The float32 example of "Computing it fast and exactly": positions 0 … 32,768, d_model = 512.
+FLOAT32_POSITIONS, FLOAT32_D_MODEL = 32769, 512
+QUOTED = ("FLOAT32_POSITIONS", "FLOAT32_D_MODEL")
 
 
 @table("table_d8", caption="PE for d_model = 8, positions 0–9 (interleaved layout).")
@@ -204,3 +210,34 @@ def _():
 @value("paper_pair1_d8")
 def _():
     return f"{sinusoidal(2, 8)[1, 2]:.4f}"  # interleaved: column 2 is the sine of pair 1
+
+
+@lru_cache(maxsize=1)
+def float32_sine_errors() -> tuple[float, float]:
+    """Largest error of the sine columns in float32, against the float64 table: when the
+    angle pos·ω_i is rounded to float32 before the sine (the usual code), and when the
+    library computes in float64 and rounds once."""
+    exact = sinusoidal(FLOAT32_POSITIONS, FLOAT32_D_MODEL)[:, 0::2]
+    omega32 = sinusoidal_frequencies(FLOAT32_D_MODEL).astype(np.float32)
+    angles32 = np.arange(FLOAT32_POSITIONS, dtype=np.float32)[:, None] * omega32
+    usual = np.sin(angles32).astype(np.float64)
+    ours = sinusoidal(FLOAT32_POSITIONS, FLOAT32_D_MODEL, dtype=np.float32)[:, 0::2]
+    return float(np.abs(usual - exact).max()), float(np.abs(ours - exact).max())
+
+
+@value("float32_angle_error")
+def _():
+    # the page says the sines are off by *up to* it: an upper bound, rounded up
+    return format_bound(float32_sine_errors()[0], ".2e", side="upper")
+
+
+@value("float32_rounded_once_error")
+def _():
+    # the page says the library is off by *at most* it: an upper bound, rounded up
+    return format_bound(float32_sine_errors()[1], ".1e", side="upper")
+
+
+@value("float32_places_lost")
+def _():
+    usual, ours = float32_sine_errors()
+    return f"{np.log10(usual / ours):.1f}"

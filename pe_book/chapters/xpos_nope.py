@@ -103,20 +103,67 @@ def _():
     )
 
 
+#: Every integer distance up to the far end: the fast pairs turn once every few
+#: positions, so a sparser sample would miss RoPE's lowest points.
+FIGURE_DISTANCES = np.arange(1, FAR[-1] + 1)
+#: Columns of the log axis the figure keeps each curve's extremes in (its resolution).
+FIGURE_COLUMNS = 700
+
+
+def figure_distances() -> np.ndarray:
+    """The distances the figure draws: in each of FIGURE_COLUMNS log-spaced columns, the
+    integer distances where RoPE's or xPos's curve is lowest and highest, so the drawing
+    keeps every extreme of the curves at every integer distance (the prose's minima too)."""
+    columns = np.digitize(np.log(FIGURE_DISTANCES), np.linspace(0, np.log(FAR[-1]), FIGURE_COLUMNS))
+    keep = set()
+    for scale_base in (None, SCALE_BASE):
+        score = expected_rotary_score(HEAD_DIM, FIGURE_DISTANCES, scale_base=scale_base)
+        for column in np.unique(columns):
+            (inside,) = np.nonzero(columns == column)
+            keep.update((inside[np.argmin(score[inside])], inside[np.argmax(score[inside])]))
+    return FIGURE_DISTANCES[sorted(keep)]
+
+
+def _first_negative(scale_base) -> int:
+    """The distance from which the xPos curve stays below zero (or RoPE's first dip)."""
+    score = expected_rotary_score(HEAD_DIM, FIGURE_DISTANCES, scale_base=scale_base)
+    if scale_base is None:
+        return int(FIGURE_DISTANCES[score < 0][0])
+    positive = np.nonzero(score >= 0)[0]
+    return int(FIGURE_DISTANCES[positive[-1] + 1])
+
+
+def _minus(x: float, spec: str) -> str:
+    """A number as prose writes it, with a minus sign."""
+    return f"{x:{spec}}".replace("-", "−")
+
+
+@value("xpos_negative_from")
+def _():
+    return f"{_first_negative(SCALE_BASE):,}"
+
+
 @figure(
     "xpos_vs_rope_score",
-    alt=f"Two curves of the expected query-key score against distance from 0 to {FAR[-1]} "
-    f"positions, head_dim {HEAD_DIM}, logarithmic distance axis. Both start at 1 and fall "
-    "over the first few hundred positions; in between, the xPos curve runs lower on "
-    "average. Beyond about a thousand positions the RoPE curve "
-    "oscillates rapidly above and below zero, while the xPos curve is smooth and settles "
-    "slightly above zero.",
+    alt=lambda: (
+        "Two curves of the expected query-key score, relative to distance 0, against the "
+        f"distance from 1 to {FAR[-1]:,} positions (drawn through the highest and lowest "
+        "values over every integer distance), head_dim "
+        f"{HEAD_DIM}, logarithmic distance axis. Both start near 1 "
+        f"({expected_rotary_score(HEAD_DIM, [1])[0]:.2f} at distance 1) and fall over the "
+        "first few hundred positions; in between, the xPos curve runs lower on average. The "
+        f"RoPE curve first dips below zero at distance {_first_negative(None):,}; beyond "
+        "about a thousand positions it oscillates rapidly above and below zero, down to "
+        f"{_minus(_far(None).min(), '.2f')}. The xPos curve is smooth and settles near zero, "
+        f"ending at {_minus(_far(SCALE_BASE)[-1], '.3f')}: below zero from distance "
+        f"{_first_negative(SCALE_BASE):,} on."
+    ),
     caption=f"Expected score of a query and a key with the same content, relative to "
-    f"distance 0, for RoPE and for xPos (head_dim = {HEAD_DIM}, base 10,000; xPos: "
-    f"$B = {SCALE_BASE}$, $\\gamma = 0.4$).",
+    f"distance 0, for RoPE and xPos, over the distances 1 to {FAR[-1]:,} "
+    f"(head_dim = {HEAD_DIM}, base 10,000; xPos: $B = {SCALE_BASE}$, $\\gamma = 0.4$).",
 )
 def _(theme):
-    distance = np.unique(np.round(np.geomspace(1, FAR[-1], 1500)).astype(int))
+    distance = figure_distances()
     fig = new_figure(7.0, 3.6)
     ax = fig.add_subplot()
     ax.plot(distance, expected_rotary_score(HEAD_DIM, distance), label="RoPE", linewidth=1.2)

@@ -9,13 +9,15 @@ Options: ``--quick``, ``--out DIR``, ``--only NAME`` (``length_generalisation`` 
 Experiments
     ``length_generalisation``: one model per encoding and seed, trained at ``train_len``
     tokens, evaluated at 1, 2, 4, 8 and 16 times that: loss by position
-    (non-overlapping windows), loss with a sliding window, passkey accuracy by depth.
+    (non-overlapping windows), loss with a sliding window, passkey accuracy by depth
+    and the passkey answers' loss.
 
     ``context_extension``: the RoPE models of the first experiment, with the context
     stretched ``factor`` times by position interpolation, NTK-aware scaling, dynamic
     NTK and YaRN (plus plain RoPE for comparison), all through
     ``pe_explained.rope_frequencies``; evaluated zero-shot and after a short fine-tune
-    at ``factor · train_len`` tokens.
+    at ``factor · train_len`` tokens, with the number of passkey documents whose
+    outcome the fine-tune changed.
 
 Each results file records the command, the seeds, the versions, :func:`code_hash` of
 this folder, and per method and length the metric with one value per seed. Numbers are
@@ -51,7 +53,7 @@ from experiments.train import (  # noqa: E402
     floor_by_position,
     new_model,
     non_overlapping,
-    passkey_accuracy,
+    passkey_documents,
     sliding,
     train,
 )
@@ -93,6 +95,10 @@ class Settings:
     finetune_steps: int
     finetune_batch: int
     finetune_lr: float
+    #: Training objective: share of each batch made of passkey documents, and the
+    #: weight of the passkey answers' loss beside the language loss (``train``).
+    passkey_share: float = 0.25
+    answer_weight: float = 1.0
     encodings: tuple[str, ...] = ENCODINGS
     extension_methods: tuple[str, ...] = ("rope", "pi", "ntk", "dynamic", "yarn")
 
@@ -113,7 +119,14 @@ class Settings:
 
     def train_config(self) -> TrainConfig:
         """Training at ``train_len``."""
-        return TrainConfig(steps=self.steps, batch=self.batch, length=self.train_len, lr=self.lr)
+        return TrainConfig(
+            steps=self.steps,
+            batch=self.batch,
+            length=self.train_len,
+            lr=self.lr,
+            passkey_share=self.passkey_share,
+            answer_weight=self.answer_weight,
+        )
 
     def finetune_config(self) -> TrainConfig:
         """The fine-tune of the context-extension experiment, at ``factor · train_len``."""
@@ -123,6 +136,8 @@ class Settings:
             length=self.extension_factor * self.train_len,
             lr=self.finetune_lr,
             warmup=max(1, self.finetune_steps // 10),
+            passkey_share=self.passkey_share,
+            answer_weight=self.answer_weight,
         )
 
 
@@ -287,10 +302,17 @@ class Runner:
             self.progress.step(f"{encoding} seed {seed}: trained")
         return self.models[key]
 
-    def evaluate(self, model: TinyDecoder, label: str, with_sliding: bool) -> dict:
-        """Loss by position, sliding-window loss (if asked) and passkey accuracy, per length."""
+    def evaluate(
+        self, model: TinyDecoder, label: str, with_sliding: bool, documents: dict | None = None
+    ) -> dict:
+        """Loss by position, sliding-window loss (if asked), passkey accuracy by depth and
+        the passkey answers' mean loss, per length.
+
+        ``documents``, if given, receives each passkey document's outcome: an array of
+        booleans per ``(length, depth)``.
+        """
         s = self.settings
-        out: dict = {"non_overlapping": {}, "passkey": {}}
+        out: dict = {"non_overlapping": {}, "passkey": {}, "passkey_answer_loss": {}}
         if with_sliding:
             out["sliding"] = {}
         self.progress.show(f"{label}: evaluating")
@@ -299,10 +321,17 @@ class Runner:
             if with_sliding:
                 stride = max(1, int(s.stride_share * n))
                 out["sliding"][str(n)] = sliding(model, self.eval_tokens, n, stride)
-            out["passkey"][str(n)] = {
-                f"{d:g}": passkey_accuracy(model, self.language, n, d, s.passkey_samples, EVAL_SEED)
-                for d in s.depths
-            }
+            out["passkey"][str(n)] = {}
+            answer_losses = []
+            for d in s.depths:
+                passed, answer_loss = passkey_documents(
+                    model, self.language, n, d, s.passkey_samples, EVAL_SEED
+                )
+                out["passkey"][str(n)][f"{d:g}"] = float(passed.mean())
+                answer_losses.append(answer_loss)
+                if documents is not None:
+                    documents[(n, d)] = passed
+            out["passkey_answer_loss"][str(n)] = float(np.mean(answer_losses))
         self.progress.step(f"{label}: evaluated")
         return out
 
@@ -362,6 +391,8 @@ def length_generalisation(runner: Runner) -> dict:
             "only the last stride predictions of each window are scored",
             "train_loss_final": "mean next-token loss of the last 10 training steps",
             "train_curve": "mean next-token loss of each block of 10 training steps",
+            "passkey_answer_loss": "mean cross-entropy of the true key digits after ASK, "
+            "over the documents of every depth",
         },
     }
 
@@ -377,13 +408,21 @@ def context_extension(runner: Runner) -> dict:
             model = copy.deepcopy(base_model)
             model.rope = extension_rope(method, s, s.model_config("rope").rope_base)
             label = f"{method} seed {seed}"
-            zero_shot = runner.evaluate(model, f"{label} zero-shot", with_sliding=False)
+            before: dict = {}
+            zero_shot = runner.evaluate(model, f"{label} zero-shot", False, before)
             runner.progress.show(f"{label}: fine-tuning")
             curve = train(model, s.finetune_config(), seed, runner.language)
             runner.progress.step(f"{label}: fine-tuned")
-            tuned = runner.evaluate(model, f"{label} fine-tuned", with_sliding=False)
+            after: dict = {}
+            tuned = runner.evaluate(model, f"{label} fine-tuned", False, after)
             tuned["finetune_loss_final"] = float(np.mean(curve[-5:]))
-            per_seed.append({"zero_shot": zero_shot, "fine_tuned": tuned})
+            changed = {
+                str(n): int(sum((before[n, d] != after[n, d]).sum() for d in s.depths))
+                for n in s.eval_lens
+            }
+            per_seed.append(
+                {"zero_shot": zero_shot, "fine_tuned": tuned, "passkey_changed": changed}
+            )
         entry = gather(per_seed)
         rope = extension_rope(method, s, s.model_config("rope").rope_base)
         entry["rope"] = {"base": rope.base, "scaling": rope.scaling}
@@ -406,6 +445,8 @@ def context_extension(runner: Runner) -> dict:
             "(the fine-tune length while fine-tuning)",
             "yarn": "YaRN: rope_type yarn; cos and sin times its attention factor",
             "fine_tune": "same objective as training, at target_len, with the method's frequencies",
+            "passkey_changed": "passkey documents (of depths x passkey_samples per length) "
+            "found zero-shot and not after the fine-tune, or the reverse",
         },
     }
 
@@ -428,6 +469,25 @@ def provenance(settings: Settings, argv: list[str]) -> dict:
         "train_len": settings.train_len,
         "eval_lens": settings.eval_lens,
         "settings": {k: v for k, v in asdict(settings).items() if k not in ("seeds", "train_len")},
+        "task": task(),
+    }
+
+
+def task() -> dict:
+    """The language and the passkey as ``data`` defines them, and the training objective."""
+    slots = [
+        list(range(data.FIRST_DIGIT + data.DIGITS * s, data.FIRST_DIGIT + data.DIGITS * (s + 1)))
+        for s in range(data.KEY_LENGTH)
+    ]
+    return {
+        "vocab": data.VOCAB,
+        "words": data.WORDS,
+        "topics": data.TOPICS,
+        "key_length": data.KEY_LENGTH,
+        "digit_values": data.DIGITS,
+        "digit_ids": slots,
+        "objective": "mean next-token cross-entropy over every position + answer_weight x "
+        "mean cross-entropy of the key_length answer tokens of the passkey rows",
     }
 
 

@@ -34,6 +34,8 @@ class TrainConfig:
     clip: float = 1.0
     #: Share of each batch made of passkey windows.
     passkey_share: float = 0.25
+    #: Weight of the second term of the objective, the passkey answers' mean loss.
+    answer_weight: float = 1.0
 
 
 def _lr(step: int, config: TrainConfig) -> float:
@@ -67,8 +69,9 @@ def train(
     fine-tune at another length draws other batches than the first training. Each
     batch has ``config.length + 1`` tokens per row (inputs and their next tokens).
 
-    The objective is ``mean_all ℓ + mean_answers ℓ``: the per-token loss ``ℓ`` averaged
-    over every prediction, plus its average over the passkey answers alone (the last
+    The objective is ``mean_all ℓ + w · mean_answers ℓ`` with ``w =
+    config.answer_weight``: the per-token loss ``ℓ`` averaged over every prediction,
+    plus ``w`` times its average over the passkey answers alone (the last
     :data:`data.KEY_LENGTH` predictions of the passkey rows), which are too few among
     the others to be learned in a short run otherwise. The returned value is the first
     term.
@@ -93,8 +96,9 @@ def train(
         per_token = next_token_loss(model, torch.from_numpy(batch))
         language_loss = per_token.mean()
         loss = language_loss
-        if key_rows:
-            loss = loss + per_token[-key_rows:, -data.KEY_LENGTH :].mean()
+        if key_rows and config.answer_weight:
+            answers = per_token[-key_rows:, -data.KEY_LENGTH :].mean()
+            loss = loss + config.answer_weight * answers
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
@@ -197,6 +201,43 @@ def sliding(
 
 
 @torch.no_grad()
+def passkey_documents(
+    model: TinyDecoder,
+    language: data.Language,
+    length: int,
+    depth: float,
+    samples: int,
+    seed: int,
+    batch_tokens: int = 8192,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``samples`` passkey windows: whether its key is found, and its answer loss.
+
+    The windows are drawn with ``numpy.random.default_rng([seed, length, round(1000
+    depth)])``, so every model sees the same ones. A window passes when the arg-max
+    prediction at each of the ``KEY_LENGTH`` positions after ``ASK`` is the true digit;
+    its answer loss is the mean cross-entropy (nats) of the true digits there.
+
+    Returns
+    -------
+    passed : ndarray of bool, shape (samples,)
+    answer_loss : ndarray of float64, shape (samples,)
+    """
+    rng = np.random.default_rng([seed, length, int(round(1000 * depth))])
+    tokens, keys = language.passkeys(samples, length, depth, rng)
+    per = max(1, batch_tokens // length)
+    right, losses = [], []
+    for i in range(0, samples, per):
+        chunk = torch.from_numpy(tokens[i : i + per])
+        # Predictions for the digits come from positions ASK, k1, …, k_{K−1}.
+        logits = model(chunk[:, :-1])[:, -data.KEY_LENGTH :]
+        guess = logits.argmax(dim=-1).numpy()
+        right.append(np.all(guess == keys[i : i + per], axis=1))
+        truth = torch.from_numpy(keys[i : i + per])
+        ce = F.cross_entropy(logits.transpose(1, 2), truth, reduction="none")  # (rows, K)
+        losses.append(ce.double().mean(dim=1).numpy())
+    return np.concatenate(right), np.concatenate(losses)
+
+
 def passkey_accuracy(
     model: TinyDecoder,
     language: data.Language,
@@ -206,20 +247,7 @@ def passkey_accuracy(
     seed: int,
     batch_tokens: int = 8192,
 ) -> float:
-    """Share of ``samples`` passkey windows whose every key digit is predicted right.
-
-    The windows are drawn with ``numpy.random.default_rng([seed, length, round(1000
-    depth)])``, so every model sees the same ones. A window passes when the arg-max
-    prediction at each of the ``KEY_LENGTH`` positions after ``ASK`` is the true digit.
-    """
-    rng = np.random.default_rng([seed, length, int(round(1000 * depth))])
-    tokens, keys = language.passkeys(samples, length, depth, rng)
-    per = max(1, batch_tokens // length)
-    right = []
-    for i in range(0, samples, per):
-        chunk = torch.from_numpy(tokens[i : i + per])
-        # Predictions for the digits come from positions ASK, k1, …, k_{K−1}.
-        logits = model(chunk[:, :-1])[:, -data.KEY_LENGTH :]
-        guess = logits.argmax(dim=-1).numpy()
-        right.append(np.all(guess == keys[i : i + per], axis=1))
-    return float(np.concatenate(right).mean())
+    """Share of the :func:`passkey_documents` windows whose every key digit is predicted
+    right."""
+    passed, _ = passkey_documents(model, language, length, depth, samples, seed, batch_tokens)
+    return float(passed.mean())

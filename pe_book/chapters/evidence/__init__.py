@@ -8,34 +8,78 @@ the seeds. The chapter is one package, its registrations named ``evidence.<name>
 
 * :mod:`.common`: the encodings' and methods' names and looks, and the means the
   chapter reads (:func:`loss`, :func:`passkey`, :func:`extension_loss`, …);
-* :mod:`.figures`, :mod:`.tables`, :mod:`.values`: what the page shows.
+* :mod:`.figures`, :mod:`.tables`, :mod:`.values`: what the page shows;
+  :mod:`.claims`: the values behind its comparisons (absolute levels, convergence,
+  where RoPE degrades, the fine-tune and retrieval, what the ranges cover).
 """
 
 from __future__ import annotations
 
 from ...experiments import depth_grid, results
-from . import figures, tables, values
+from . import claims, figures, tables, values
+from .claims import (
+    answer_loss,
+    documents_changed,
+    fine_tune_angle_ratios,
+    loss_range,
+    pairs_as_in_training,
+    passkey_best,
+    rope_degradation,
+    same_cells,
+    train_slopes,
+)
 from .common import (
     ENCODING_LABELS,
+    LAST_BLOCKS,
     METHOD_LABELS,
+    binomial_se,
+    degradation,
+    excess,
+    excess_from,
     extension_loss,
     extension_passkey,
     loss,
     passkey,
+    passkey_documents,
+    train_final,
+    train_gap,
+    train_slope,
+    window_excess,
 )
-from .values import t5_buckets_seen
+from .values import t5_buckets_seen, t5_first_unseen_distance
 
 __all__ = [
     "ENCODING_LABELS",
+    "LAST_BLOCKS",
     "METHOD_LABELS",
+    "answer_loss",
+    "binomial_se",
+    "claims",
+    "degradation",
     "depth_grid",
+    "documents_changed",
+    "excess",
+    "excess_from",
     "extension_loss",
     "extension_passkey",
     "figures",
+    "fine_tune_angle_ratios",
     "loss",
+    "loss_range",
+    "pairs_as_in_training",
     "passkey",
+    "passkey_best",
+    "passkey_documents",
     "results",
+    "rope_degradation",
+    "same_cells",
     "tables",
     "t5_buckets_seen",
+    "t5_first_unseen_distance",
+    "train_final",
+    "train_gap",
+    "train_slope",
+    "train_slopes",
     "values",
+    "window_excess",
 ]

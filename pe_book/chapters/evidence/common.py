@@ -52,6 +52,102 @@ def first_block() -> float:
     return max(float(np.mean([c[0] for c in m["train_curve"]])) for m in methods.values())
 
 
+def block_steps() -> int:
+    """Training steps per point of the stored training curves."""
+    data = results("length_generalisation")
+    return data["settings"]["steps"] // len(data["methods"]["rope"]["train_curve"][0])
+
+
+def train_final(encoding: str) -> float:
+    """An encoding's final training loss, mean over the seeds."""
+    return span(results("length_generalisation")["methods"][encoding]["train_loss_final"])[0]
+
+
+#: Points of the training curve (blocks) over which :func:`train_slope` fits its line.
+LAST_BLOCKS = 5
+#: :func:`train_slope` gives the fall per this many steps.
+SLOPE_STEPS = 100
+
+
+def train_slope(encoding: str, blocks: int = LAST_BLOCKS) -> float:
+    """How fast an encoding's training loss still falls at the end: the slope of a
+    straight line fitted to the last ``blocks`` points of the seed-mean training curve,
+    in nats per :data:`SLOPE_STEPS` steps (negative: still falling)."""
+    curves = np.asarray(results("length_generalisation")["methods"][encoding]["train_curve"])
+    mean = curves.mean(axis=0)[-blocks:]
+    steps = block_steps() * np.arange(len(mean))
+    return float(np.polyfit(steps, mean, 1)[0] * SLOPE_STEPS)
+
+
+def train_gap(encoding: str, other: str, blocks_before_end: int = 0) -> float:
+    """``encoding``'s seed-mean training-curve point minus ``other``'s, ``blocks_before_end``
+    points before the last."""
+    methods = results("length_generalisation")["methods"]
+    at = -1 - blocks_before_end
+    a, b = (np.mean(methods[e]["train_curve"], axis=0)[at] for e in (encoding, other))
+    return float(a - b)
+
+
+def excess(encoding: str, n: int) -> np.ndarray:
+    """Excess loss by position in windows of ``n`` tokens: the model's loss minus the
+    generator's own, mean over the seeds, one value per bin."""
+    data = results("length_generalisation")
+    curves = np.asarray(data["methods"][encoding]["non_overlapping"][str(n)]["by_position"])
+    return curves.mean(axis=0) - np.asarray(data["reference"]["loss_floor_by_position"][str(n)])
+
+
+def bin_width(n: int) -> int:
+    """Positions per bin of the loss-by-position curves in windows of ``n`` tokens."""
+    return n // results("length_generalisation")["settings"]["bins"]
+
+
+def excess_from() -> int:
+    """The first position of :func:`window_excess`: a quarter into the training window,
+    where every model has some context."""
+    return results("length_generalisation")["train_len"] // 4
+
+
+def window_excess(encoding: str) -> float:
+    """Mean excess loss over the generator inside the training window, from
+    :func:`excess_from` to its end (windows of the training length)."""
+    n = results("length_generalisation")["train_len"]
+    return float(excess(encoding, n)[excess_from() // bin_width(n) :].mean())
+
+
+def degradation(encoding: str, n: int) -> tuple[int, tuple[float, float], tuple[float, float]]:
+    """Where ``encoding``'s excess loss by position, in windows of ``n`` tokens, leaves the
+    range it had inside the training window.
+
+    The range inside is that of the bins from the second (the first has almost no
+    context) to the training length. Returns the first position from which every later
+    bin lies above that range (``n`` if none), the (smallest, largest) excess of the bins
+    from the second up to that position, and of the bins from it on.
+    """
+    train_len = results("length_generalisation")["train_len"]
+    curve = excess(encoding, n)
+    width = bin_width(n)
+    ceiling = curve[1 : train_len // width].max()
+    above = curve > ceiling
+    first = len(curve)
+    while first > 1 and above[first - 1]:
+        first -= 1
+    before, after = curve[1:first], curve[first:]
+    past = (float(after.min()), float(after.max())) if len(after) else (np.nan, np.nan)
+    return first * width, (float(before.min()), float(before.max())), past
+
+
+def passkey_documents() -> int:
+    """Passkey documents per length and seed: documents per depth times the depths."""
+    s = results("length_generalisation")["settings"]
+    return s["passkey_samples"] * len(s["depths"])
+
+
+def binomial_se(p: float) -> float:
+    """Standard error of one seed's passkey accuracy ``p`` from its documents alone:
+    ``sqrt(p (1 − p) / documents)``."""
+    return float(np.sqrt(p * (1 - p) / passkey_documents()))
+
+
 def loss(encoding: str, n: int, mode: str = "non_overlapping") -> float:
     """Mean loss of ``encoding``'s models at length ``n`` (``mode``: or ``"sliding"``)."""
     metric = results("length_generalisation")["methods"][encoding][mode][str(n)]["mean"]
@@ -76,8 +172,20 @@ def extension_passkey(method: str, stage: str, n: int) -> float:
 
 
 def length_at(where: str) -> int:
-    """The shortest (``first``), middle (``mid``) or longest (``last``) evaluation length,
-    or the context-extension length (``target``)."""
+    """The shortest (``first``), the next (``second``), the middle (``mid``) or the longest
+    (``last``) evaluation length, or the context-extension length (``target``)."""
     lengths = eval_lengths()
-    positions = {"first": lengths[0], "mid": lengths[len(lengths) // 2], "last": lengths[-1]}
+    positions = {
+        "first": lengths[0],
+        "second": lengths[1],
+        "mid": lengths[len(lengths) // 2],
+        "last": lengths[-1],
+    }
     return positions[where] if where in positions else extension()["target_len"]
+
+
+def key_count() -> int:
+    """How many passkeys there are (one in that many is found by chance): the values of a
+    digit to the power of the key's length, as the results record the task."""
+    task = results("length_generalisation")["task"]
+    return task["digit_values"] ** task["key_length"]

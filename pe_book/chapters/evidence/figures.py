@@ -10,12 +10,15 @@ from ...experiments import depth_grid, passkey_by_length, results, span
 from ...style import label_line_ends, new_figure, phone_layout_active
 from .common import (
     ENCODING_LABELS,
+    LAST_BLOCKS,
     MARKERS,
     METHOD_LABELS,
     STYLES,
+    block_steps,
     eval_lengths,
     extension,
     first_block,
+    key_count,
 )
 
 
@@ -68,13 +71,15 @@ def _references(ax, theme, data: dict, keys=("unigram_entropy", "loss_floor")) -
     alt=lambda: (
         "Training loss against step for the tiny models of every encoding, one line per "
         f"encoding with a band over the seeds, falling from {first_block():.2f} (mean of the "
-        "first 10 steps) toward the loss floor of "
+        f"first {block_steps()} steps) toward the loss floor of "
         f"{results('length_generalisation')['reference']['loss_floor']:.2f}; dashed lines "
-        "mark the unigram entropy and the floor."
+        "mark the unigram entropy and the floor; a shaded band marks the last "
+        f"{LAST_BLOCKS * block_steps()} steps. " + _alt_training()
     ),
     caption=lambda: (
-        "The training loss of every model, mean of each block of 10 steps, against the "
-        "unigram entropy and the floor set by the generator itself."
+        f"Training loss of every model, mean of each block of {block_steps()} steps, against "
+        "the unigram entropy and the generator's floor; shaded: the last "
+        f"{LAST_BLOCKS * block_steps()} steps, where the text fits each slope."
     ),
 )
 def _(theme):
@@ -87,7 +92,7 @@ def _(theme):
         if enc not in data["methods"]:
             continue
         curves = np.asarray(data["methods"][enc]["train_curve"], dtype=float)
-        steps = 10 * np.arange(curves.shape[1]) + 5
+        steps = block_steps() * (np.arange(curves.shape[1]) + 0.5)
         # NoPE's solid line on top: it runs with the three absolute encodings' patterned ones
         ax.plot(
             steps,
@@ -99,11 +104,24 @@ def _(theme):
         )
         ax.fill_between(steps, curves.min(axis=0), curves.max(axis=0), color=colour, alpha=0.2)
     _references(ax, theme, data)
+    # the stretch over which the chapter fits each curve's final slope
+    last = block_steps() * (curves.shape[1] - LAST_BLOCKS)
+    ax.axvspan(last, block_steps() * curves.shape[1], color=theme.muted, alpha=0.12, linewidth=0)
     ax.set_xlabel("training step")
     ax.set_ylabel("loss (nats per token)")
     label_line_ends(ax, theme)
     ax.grid(True, axis="y")
     return fig
+
+
+def _alt_training() -> str:
+    data = results("length_generalisation")
+    parts = [
+        f"{label} {np.mean(data['methods'][enc]['train_loss_final']):.2f}"
+        for enc, label in ENCODING_LABELS.items()
+        if enc in data["methods"]
+    ]
+    return "Final training loss: " + "; ".join(parts) + "."
 
 
 # Length generalisation ---------------------------------------------------------------
@@ -232,14 +250,14 @@ def _alt_by_position() -> str:
 @figure(
     "evidence_passkey",
     alt=lambda: (
-        "Passkey accuracy, averaged over five depths, against evaluation length (log scale) "
-        "for every encoding, one line for the mean over the seeds and one dot per seed. "
-        + _alt_passkey()
+        f"Passkey accuracy, averaged over {len(_depths())} depths, against evaluation length "
+        "(log scale) for every encoding, one line for the mean over the seeds and one dot per "
+        "seed. " + _alt_passkey()
     ),
     caption=lambda: (
         "The passkey: share of documents whose four key digits are all predicted, averaged "
         f"over the depths {', '.join(_depths())} (line: mean over the seeds; dots: each "
-        "seed). Chance is 1 in 625."
+        f"seed). Chance is 1 in {key_count():,}."
     ),
 )
 def _(theme):

@@ -36,6 +36,7 @@ def _():
 def _():
     data = results("length_generalisation")
     s = data["settings"]
+    task = data["task"]
     ext = results("context_extension")
     rows = [
         [
@@ -44,6 +45,22 @@ def _():
         ],
         ["parameters", f"{data['methods']['rope']['parameters']:,} (RoPE)"],
         ["training", f"{s['steps']} steps of {s['batch']} × {data['train_len']} tokens"],
+        [
+            "objective",
+            "next-token cross-entropy averaged over every position, plus "
+            f"{s['answer_weight']:g} × the cross-entropy of the "
+            f"{task['key_length']} answer digits averaged over the passkey rows "
+            f"({s['passkey_share']:.0%} of each batch's windows, the key at a random depth)",
+        ],
+        [
+            "passkey",
+            f"{task['key_length']} digits of {task['digit_values']} values; digit $s$ has ids "
+            "of its own ("
+            + ", ".join(f"{ids[0]}–{ids[-1]}" for ids in task["digit_ids"])
+            + "), so each answer is the one token of its kind before the question; "
+            f"{s['passkey_samples']} documents per depth at depths "
+            + ", ".join(f"{d:g}" for d in s["depths"]),
+        ],
         ["evaluation lengths", ", ".join(f"{n:,}" for n in data["eval_lens"])],
         ["seeds", ", ".join(str(x) for x in data["seeds"])],
         [

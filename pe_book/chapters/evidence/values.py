@@ -10,7 +10,7 @@ import numpy as np
 from pe_explained import t5_relative_bucket
 
 from ... import value
-from ...experiments import results, span
+from ...experiments import results
 from .common import (
     eval_lengths,
     extension,
@@ -19,6 +19,7 @@ from .common import (
     length_at,
     loss,
     passkey,
+    train_final,
     wall_minutes,
 )
 
@@ -31,6 +32,11 @@ def _():
 @value("longest")
 def _():
     return f"{max(eval_lengths()):,}"
+
+
+@value("mid_len")
+def _():
+    return f"{length_at('mid'):,}"
 
 
 @value("seeds")
@@ -86,12 +92,9 @@ for _enc, _where in (
     ("sinusoidal", "first"),
     ("sinusoidal", "last"),
     ("rope", "first"),
+    ("rope", "second"),
     ("rope", "mid"),
     ("rope", "last"),
-    ("nope", "first"),
-    ("nope", "last"),
-    ("t5", "first"),
-    ("t5", "last"),
     ("alibi", "first"),
     ("alibi", "last"),
     ("xpos", "first"),
@@ -99,25 +102,27 @@ for _enc, _where in (
 ):
     _quote(f"loss_{_enc}_{_where}", lambda e=_enc, w=_where: loss(e, length_at(w)), ".2f")
 
-_quote("sliding_rope_last", lambda: loss("rope", length_at("last"), "sliding"), ".2f")
+for _where in ("first", "second", "mid", "last"):
+    _quote(
+        f"sliding_rope_{_where}",
+        lambda w=_where: loss("rope", length_at(w), "sliding"),
+        ".2f",
+    )
 
 for _enc, _where in (
     ("nope", "last"),
     ("t5", "last"),
+    ("sinusoidal", "last"),
     ("alibi", "last"),
     ("rope", "last"),
     ("xpos", "last"),
     ("learned", "first"),
+    ("learned", "last"),
 ):
     _quote(f"passkey_{_enc}_{_where}", lambda e=_enc, w=_where: passkey(e, length_at(w)), ".2f")
 
-
-def train_final(encoding: str) -> float:
-    """An encoding's final training loss, mean over the seeds."""
-    return span(results("length_generalisation")["methods"][encoding]["train_loss_final"])[0]
-
-
-_quote("train_final_nope", lambda: train_final("nope"), ".2f")
+for _enc in ("nope", "learned", "sinusoidal", "t5", "alibi"):
+    _quote(f"train_final_{_enc}", lambda e=_enc: train_final(e), ".2f")
 
 
 @value("train_final_rope_xpos")
@@ -130,6 +135,8 @@ def _():
 for _method, _stage, _where in (
     ("pi", "zero", "first"),
     ("pi", "tuned", "target"),
+    ("pi", "zero", "last"),
+    ("pi", "tuned", "last"),
     ("ntk", "zero", "last"),
     ("dynamic", "zero", "last"),
     ("yarn", "zero", "last"),
@@ -150,6 +157,8 @@ for _method, _stage in (
     ("pi", "zero"),
     ("rope", "tuned"),
     ("dynamic", "tuned"),
+    ("pi", "tuned"),
+    ("yarn", "tuned"),
 ):
     _quote(
         f"ext_pk_{_method}_{_stage}_last",
@@ -176,22 +185,39 @@ def _():
     return str(results("length_generalisation")["run"]["hardware"]["cpu_count"])
 
 
+def _t5_settings() -> tuple[int, int]:
+    """The T5 model's (number of buckets, max_distance), read from the results file's note."""
+    note = results("length_generalisation")["notes"]["t5"]
+    buckets = int(re.search(r"num_buckets=(\d+)", note).group(1))
+    max_distance = int(re.search(r"max_distance=(\d+)", note).group(1))
+    return buckets, max_distance
+
+
+def _t5_bucket(distance):
+    buckets, max_distance = _t5_settings()
+    return t5_relative_bucket(
+        -np.asarray(distance), bidirectional=False, num_buckets=buckets, max_distance=max_distance
+    )
+
+
 def t5_buckets_seen() -> tuple[int, int, int]:
     """T5 model: (longest distance in a training window, its bucket, buckets never seen).
 
     The bucket settings are read from the results file's note on the T5 model.
     """
-    data = results("length_generalisation")
-    note = data["notes"]["t5"]
-    buckets = int(re.search(r"num_buckets=(\d+)", note).group(1))
-    max_distance = int(re.search(r"max_distance=(\d+)", note).group(1))
-    longest = data["train_len"] - 1
-    seen = int(
-        t5_relative_bucket(
-            -longest, bidirectional=False, num_buckets=buckets, max_distance=max_distance
-        )
-    )
+    buckets, _ = _t5_settings()
+    longest = results("length_generalisation")["train_len"] - 1
+    seen = int(_t5_bucket(longest))
     return longest, seen, buckets - 1 - seen
+
+
+def t5_first_unseen_distance() -> int:
+    """The shortest distance whose T5 bucket no training window reached: the buckets are
+    wider than one distance there, so it lies past the longest distance in training."""
+    longest, seen, _ = t5_buckets_seen()
+    _, max_distance = _t5_settings()
+    distances = np.arange(longest, 2 * max_distance)
+    return int(distances[np.argmax(_t5_bucket(distances) > seen)])
 
 
 @value("t5_seen_distance")
@@ -207,3 +233,14 @@ def _():
 @value("t5_unseen_buckets")
 def _():
     return str(t5_buckets_seen()[2])
+
+
+@value("t5_bucket_end")
+def _():
+    """The longest distance in the last bucket training reached."""
+    return str(t5_first_unseen_distance() - 1)
+
+
+@value("t5_first_unseen")
+def _():
+    return str(t5_first_unseen_distance())

@@ -9,21 +9,25 @@ import numpy as np
 
 from pe_explained import (
     attention_temperature,
+    config_attention_temperature,
     inspect_config,
+    mla_cache_size,
     mla_softmax_scale,
     mrope_position_ids,
     rope_frequencies,
 )
 
-from .. import Table, figure, table, value
-from ..models import load_models
-from ..style import new_figure
+from ... import Table, figure, table, value
+from ...models import load_models
+from ...style import new_figure
 
 #: The M-RoPE figure's sequence: text, one image of IMAGE_PATCHES, text (Qwen2-VL's merge 2).
 TEXT_RUNS, IMAGE_PATCHES, MERGE = (4, 3), (6, 8), 2
 #: Llama 4's temperature settings: transformers' ``Llama4TextConfig`` defaults.
 LLAMA4_ATTN_SCALE, LLAMA4_FLOOR_SCALE = 0.1, 8192
 TEMPERATURE_AT = (8_190, 8_191, 32_767, 131_071, 1_048_575, 10_485_759)
+#: Where Ministral 3's multiplier is shown (its gallery config's settings).
+MINISTRAL_AT = (8_191, 16_383, 16_384, 32_767, 32_768, 262_143)
 #: DeepSeek-V3's attention dimensions and YaRN settings (its config.json).
 DSV3_NOPE, DSV3_ROPE = 128, 64
 DSV3_YARN = {"rope_type": "yarn", "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0}
@@ -104,15 +108,23 @@ def _():
 def _():
     rows = []
     for link, layer_type, report, block, held in _rows():
+        link = link[1 : link.index("](")]  # the name: the table above links it to its file
         if layer_type != "default":
             link += f", {layer_type.replace('_attention', '')} layers"
-        turning = held["pairs_turning_within_context"]
+        # a sliding-window layer sees at most `sliding_window` keys: count against those
+        window = block["sliding_window"]
+        turning = held[
+            "pairs_turning_within_context" if window is None else "pairs_turning_within_window"
+        ]
+        slower = "—" if turning is None else f"{held['pairs'] - turning} of {held['pairs']}"
+        if window is not None and turning is not None:
+            slower += f" (window {window:,})"
         stretch = [s for s in held["stretch"] if s is not None]
         rows.append(
             [
                 link,
                 held["wavelength_max"],
-                "—" if turning is None else f"{held['pairs'] - turning} of {held['pairs']}",
+                slower,
                 stretch[-1] if stretch else "—",
                 held["attention_factor"],
                 _notes(report, block),
@@ -289,3 +301,117 @@ def _():
     elif single:
         several.append(f"{single[0]} in one")
     return ", ".join(several)
+
+
+def _gallery_config(prefix: str) -> dict:
+    """The config of the gallery model whose name starts with ``prefix``."""
+    for entry in load_models():
+        if entry.model.startswith(prefix):
+            return entry.config
+    raise LookupError(f"the gallery has no model named {prefix}…")
+
+
+def _ministral_temperature():
+    return config_attention_temperature(_gallery_config("Ministral 3"))
+
+
+@value("ministral_beta")
+def _():
+    return f"{_ministral_temperature().beta:g}"
+
+
+@value("ministral_context")
+def _():
+    return f"{_ministral_temperature().floor_scale:,}"
+
+
+@value("ministral_offset")
+def _():
+    return str(_ministral_temperature().offset)
+
+
+@table(
+    "ministral_temperature",
+    caption=(
+        r"Ministral 3's query multiplier, $1 + \beta \ln(1 + \lfloor m / L \rfloor)$, from "
+        "its gallery config (<code>config_attention_temperature</code>), beside Llama 4's "
+        r"form with the same $\beta$."
+    ),
+)
+def _():
+    settings = _ministral_temperature()
+    ours = settings.factors(list(MINISTRAL_AT))
+    llama4_form = attention_temperature(
+        list(MINISTRAL_AT), beta=settings.beta, floor_scale=LLAMA4_FLOOR_SCALE, offset=1
+    )
+    return Table(
+        ["query position $m$", "Ministral 3", f"Llama 4's form ($F$ = {LLAMA4_FLOOR_SCALE:,})"],
+        [[m, float(a), float(b)] for m, a, b in zip(MINISTRAL_AT, ours, llama4_form, strict=True)],
+        formats={"query position $m$": ",d"},
+        default_format=".4f",
+    )
+
+
+def _mla_config() -> dict:
+    return _gallery_config("DeepSeek-V3")
+
+
+@value("mla_latent")
+def _():
+    return str(_mla_config()["kv_lora_rank"])
+
+
+@value("mla_rope_key")
+def _():
+    return str(_mla_config()["qk_rope_head_dim"])
+
+
+@value("mla_per_layer")
+def _():
+    cfg = _mla_config()
+    return str(mla_cache_size(cfg["kv_lora_rank"], cfg["qk_rope_head_dim"]))
+
+
+@value("mla_layers")
+def _():
+    return str(_mla_config()["num_hidden_layers"])
+
+
+@value("mla_per_token")
+def _():
+    cfg = _mla_config()
+    size = mla_cache_size(
+        cfg["kv_lora_rank"], cfg["qk_rope_head_dim"], num_layers=cfg["num_hidden_layers"]
+    )
+    return f"{size:,}"
+
+
+@value("mla_rope_share")
+def _():
+    cfg = _mla_config()
+    share = cfg["qk_rope_head_dim"] / mla_cache_size(cfg["kv_lora_rank"], cfg["qk_rope_head_dim"])
+    return f"{100 * share:.0f}"
+
+
+def _windowed_rows() -> list[tuple[str, int, int, int]]:
+    """(model, slower pairs, pairs, window) of every gallery row with a sliding window."""
+    rows = []
+    for entry, report in _reports():
+        for block in report["layer_types"].values():
+            held = block.get("long", block)
+            if block["sliding_window"] is not None:
+                turning = held["pairs_turning_within_window"]
+                rows.append(
+                    (entry.model, held["pairs"] - turning, held["pairs"], block["sliding_window"])
+                )
+    return rows
+
+
+@value("windowed_slower")
+def _():
+    """The slower pairs of every windowed row: "…; and 66 of 128 in Gemma 3 1B IT, window 512"."""
+    parts = [
+        f"{slower} of {pairs} in {model}, window {window:,}"
+        for model, slower, pairs, window in _windowed_rows()
+    ]
+    return "; ".join(parts[:-1]) + f"; and {parts[-1]}" if len(parts) > 1 else parts[0]

@@ -1,0 +1,159 @@
+"""Verbal claims of chapters 14, 15, 20 and 21 held to the numbers they rest on.
+
+Each test names the sentence it checks. The numbers come from the chapters' own
+registrations (tables, values, figure data), so a change of parameters that turns a
+claim false fails here, not silently on the page.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pe_book
+from pe_book import FIGURES, TABLES, VALUES
+
+pe_book.load_all()
+
+
+def _rows(name: str) -> dict[str, list]:
+    table = TABLES[name].build()
+    return {str(row[0]): list(row[1:]) for row in table.rows}
+
+
+# ---- chapter 20, positions in low precision
+
+
+def test_bfloat16_keeps_255_apart_from_its_successor_and_stores_256_like_257():
+    """'position 256 is the first it stores like its successor and 255 the last it keeps
+    apart from its successor'."""
+    import ml_dtypes
+
+    from pe_explained import stored_positions
+
+    assert VALUES["precision.bf16_first_collision"].text() == "256"
+    assert VALUES["precision.bf16_last_distinct"].text() == "255"
+    s = stored_positions([254, 255, 256, 257], ml_dtypes.bfloat16)
+    assert s[0] != s[1] != s[2] and s[2] == s[3]
+
+
+def test_a_bfloat16_inv_freq_is_visibly_wrong_within_a_thousand_positions():
+    """'a wrong rotation well within the first thousand positions'."""
+    from pe_book.chapters.precision import BF16_BUFFER
+
+    errors = _rows("precision.angle_errors")[BF16_BUFFER]
+    assert errors[0] > 0.5 and max(errors) > 1.9
+
+
+def test_the_score_error_of_bfloat16_storage_is_flat_and_above_the_float32_drift():
+    """'the rounding of the rotated vectors does not grow with the position or the
+    distance ... larger than the float32 recipe's drift up to a hundred thousand
+    positions'; FP8 keys cost more; float32 storage almost nothing."""
+    from pe_book.chapters.precision import LENGTHS
+
+    rows = _rows("precision.score_errors")
+    bf16 = rows["float64 angles; q, k in bfloat16"]
+    assert max(bf16) / min(bf16) < 1.5
+    drift = rows["float32 recipe; q, k in float32"]
+    for length, stored, drifted in zip(LENGTHS, bf16, drift, strict=True):
+        assert (stored > drifted) == (length <= 100_000)
+    assert min(rows["float64 angles; q in bfloat16, k in FP8 E4M3"]) > 5 * max(bf16)
+    assert max(rows["float64 angles; q, k in float32"]) < 1e-7
+
+
+# ---- chapter 21, RoPE in today's models
+
+
+def test_sliding_layers_count_against_their_window():
+    """The gallery's 'slower than context' on Gemma 3's sliding layers: against the
+    window they see, 57 of 128 (12B, window 1,024) and 66 of 128 (1B, window 512)."""
+    cells = [row[2] for row in TABLES["todays_models.gallery_computed"].build().rows]
+    assert "57 of 128 (window 1,024)" in cells
+    assert "66 of 128 (window 512)" in cells
+    assert "0 of 128" not in cells  # the old count against the full context
+
+
+def test_ministral3_has_no_step_before_its_pre_training_context():
+    """'Its first step therefore comes at m = L, not L − 1'."""
+    table = TABLES["todays_models.ministral_temperature"].build()
+    factors = {row[0]: row[1] for row in table.rows}
+    assert factors[8_191] == 1.0 and factors[16_383] == 1.0 and factors[16_384] > 1.0
+    assert VALUES["todays_models.ministral_offset"].text() == "0"
+    assert VALUES["todays_models.ministral_context"].text() == "16,384"
+
+
+def test_mla_caches_the_latent_and_the_rotated_key():
+    """'(d_c + d_h^R) l numbers per token ... the rotated key is 11 % of it'."""
+    assert VALUES["todays_models.mla_per_layer"].text() == "576"
+    assert VALUES["todays_models.mla_rope_share"].text() == "11"
+
+
+# ---- chapter 15, stretching the context
+
+
+def test_llama31_row_applies_its_rule():
+    """Table 15.2's Llama 3.1 row, with the factor-8 rule of its code and config."""
+    rows = _rows("context_extension.abf_models")
+    (name,) = [n for n in rows if n.startswith("Llama 3.1")]
+    base, length, slowest, slow, slow_at_10k = rows[name]
+    assert round(slowest) == 20_473_564 and slow == 25 and length == 131_072
+    assert VALUES["context_extension.llama31_rule_stretch"].text() == "8"
+
+
+def test_the_unscaled_rows_agree_with_slow_pair_count():
+    from pe_book.chapters.context_extension import ABF_MODELS, BASE, HEAD_DIM
+    from pe_explained import slow_pair_count
+
+    rows = _rows("context_extension.abf_models")
+    for name, base, length, scaling in ABF_MODELS:
+        if scaling is None:
+            assert rows[name][3:] == [
+                slow_pair_count(length, HEAD_DIM, base=base),
+                slow_pair_count(length, HEAD_DIM, base=BASE),
+            ]
+
+
+def test_the_decay_bound_levels_off_only_at_base_10000():
+    """'At base 10,000 the bound falls over the first bands and then levels off ... At
+    500,000 and 1,000,000 it is still falling in the last band, and in every band a
+    larger base keeps it higher'."""
+    rows = [row[1:] for row in TABLES["context_extension.abf_decay"].build().rows]
+    low, mid, high = (np.array(r, dtype=float) for r in rows)
+    assert np.all(np.diff(low[:3]) < 0)
+    assert np.ptp(low[-3:]) / low[-3:].mean() < 0.03 and low[-1] > low[-2]
+    assert np.all(np.diff(mid) < 0) and np.all(np.diff(high) < 0)
+    assert np.all(low < mid) and np.all(mid < high)
+    assert VALUES["context_extension.decay_levelling_bases"].text() == "10,000"
+    assert VALUES["context_extension.decay_falling_bases"].text() == "500,000 and 1,000,000"
+
+
+# ---- chapter 14, xPos and NoPE
+
+
+def test_figure_14_1_shows_the_numbers_the_prose_quotes():
+    """The prose's far minima (every integer distance) are points of the figure, and its
+    alt text gives the same numbers."""
+    from pe_book.chapters.xpos_nope import FAR, HEAD_DIM, SCALE_BASE, figure_distances
+    from pe_explained.xpos import expected_rotary_score
+
+    drawn = figure_distances()
+    far = drawn[drawn >= FAR[0]]
+    rope = expected_rotary_score(HEAD_DIM, far)
+    xpos = expected_rotary_score(HEAD_DIM, far, scale_base=SCALE_BASE)
+    assert f"{rope.min():.2f}" == VALUES["xpos_nope.rope_far_min"].text()
+    assert f"{xpos.min():.3f}" == VALUES["xpos_nope.xpos_far_min"].text()
+    alt = FIGURES["xpos_vs_rope_score"].alt_text()
+    minus = str.maketrans("-", "−")
+    assert VALUES["xpos_nope.rope_far_min"].text().translate(minus) in alt
+    assert VALUES["xpos_nope.xpos_far_min"].text().translate(minus) in alt
+    assert "from 0" not in alt and "above zero" not in alt
+    negative_from = int(VALUES["xpos_nope.xpos_negative_from"].text().replace(",", ""))
+    tail = expected_rotary_score(
+        HEAD_DIM, np.arange(negative_from - 1, FAR[-1] + 1), scale_base=SCALE_BASE
+    )
+    assert tail[0] >= 0 and np.all(tail[1:] < 0)
+
+
+@pytest.mark.parametrize("name", ["xpos_vs_rope_score"])
+def test_changed_figures_have_alt_text_with_their_parameters(name):
+    assert len(FIGURES[name].alt_text()) > 200
