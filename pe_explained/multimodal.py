@@ -35,6 +35,8 @@ compare them.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._checks import (
@@ -45,6 +47,7 @@ from ._checks import (
     check_int,
     check_positive_even_int,
     check_rotary_input,
+    check_size,
 )
 from .rope import _complex_dtype, _rotate_pairs, rope_frequencies
 from .sinusoidal import LAYOUTS
@@ -163,6 +166,7 @@ def mrope_position_ids(text_lengths, image_grids, *, spatial_merge_size=2) -> np
     _check_runs(texts, grids, "image_grids", "image(s)")
     merge = check_int("spatial_merge_size", spatial_merge_size, minimum=1)
     _check_merge("image_grids", grids, merge)
+    _check_tokens(texts, grids, merge)
 
     one_instant = np.zeros(1, dtype=np.int64)
     blocks = [(one_instant, h, w) for h, w in (grids // merge).tolist()]
@@ -188,6 +192,22 @@ def _check_runs(texts: np.ndarray, grids: np.ndarray, grids_name: str, items: st
             f"before, between and after the {items.removesuffix('(s)')}s): got {len(texts)} "
             f"text runs for {len(grids)} {items}"
         )
+
+
+#: The most tokens a sequence of position ids may hold (the ids are (3, seq) int64).
+MAX_TOKENS = 1 << 24
+
+
+def _check_tokens(texts: np.ndarray, grids: np.ndarray, merge: int, extra: int = 0) -> None:
+    """Refuse a sequence of more than :data:`MAX_TOKENS` tokens before laying it out
+    (counted in Python integers, so absurd grids cannot overflow the count)."""
+    vision = sum(math.prod(int(v) for v in row) // merge**2 for row in grids)
+    check_size(
+        "text_lengths with the grids",
+        sum(int(t) for t in texts) + vision + extra,
+        limit=MAX_TOKENS,
+        what="a sequence",
+    )
 
 
 def _check_merge(name: str, grids: np.ndarray, merge: int) -> None:
@@ -415,6 +435,9 @@ def mrope_video_position_ids(
             f"(sum of t - 1 = {n_gaps}), or be one int, got shape {gaps.shape}"
         )
 
+    # the text between frames counts too: at most its largest run per gap
+    between = 0 if gaps is None else int(np.max(gaps, initial=0)) * n_gaps
+    _check_tokens(texts, grids, merge, between)
     steps, heights, widths = grids.T.tolist() if grids.size else ([], [], [])
     heights = [h // merge for h in heights]
     widths = [w // merge for w in widths]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import pe_explained as pe
 from pe_explained import (
     apply_mrope,
     apply_rope,
@@ -402,3 +403,19 @@ def test_apply_rope_2d_rejects_mismatches():
         apply_rope_2d(np.ones((4, 8)), patch_grid_positions(2, 2), [1.0, 0.1, 0.01])
     with pytest.raises(ValueError, match="head_dim"):
         apply_rope_2d(np.ones((4, 6)), patch_grid_positions(2, 2), [1.0, 0.1, 0.01])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: pe.mrope_position_ids([1, 1], [[100_000, 100_000]]),
+        lambda: pe.mrope_video_position_ids([1, 1], [[10**9, 10**9, 10**9]]),
+        lambda: pe.mrope_video_position_ids([1, 1], [[2**62, 2, 2]]),  # would overflow int64
+        lambda: pe.mrope_video_position_ids(
+            [1, 1], [[4097, 2, 2]], model="qwen3_vl", frame_text_lengths=4096
+        ),
+    ],
+)
+def test_a_sequence_too_long_to_lay_out_is_refused_before_any_allocation(call):
+    with pytest.raises(ValueError, match="text_lengths with the grids asks for a sequence"):
+        call()
