@@ -265,17 +265,28 @@ def _head_dim(cfg: Mapping, path: str) -> int:
     return value
 
 
+#: Keys that state a RoPE, at the top level of a config or of its ``text_config``.
+ROPE_KEYS = (
+    "rope_parameters",
+    "rope_scaling",
+    "rope_theta",
+    "rope_local_base_freq",
+    "rotary_emb_base",
+)
+
+
+def _check_config(config) -> None:
+    """``config`` must be a mapping: a model's config.json, loaded."""
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
+        )
+
+
 def _text_part(config: Mapping) -> tuple[Mapping, str]:
     """The part of the config that holds the language model's RoPE, and its name."""
-    rope_keys = (
-        "rope_parameters",
-        "rope_scaling",
-        "rope_theta",
-        "rope_local_base_freq",
-        "rotary_emb_base",
-    )
     text = config.get("text_config")
-    if not any(k in config for k in rope_keys) and isinstance(text, Mapping):
+    if not any(k in config for k in ROPE_KEYS) and isinstance(text, Mapping):
         return standardise(text, "config['text_config']")[0], "config['text_config']"
     return standardise(config, "config")[0], "config"
 
@@ -523,10 +534,7 @@ def rope_settings(config) -> dict[str, RopeSettings | None]:
     >>> s.rope_type, s.rope_theta, s.head_dim, s.rotary_dim, s.layout
     ('llama3', 500000.0, 128, 128, 'halves')
     """
-    if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
-        )
+    _check_config(config)
     cfg, path = _text_part(config)
     out: dict[str, RopeSettings | None] = {}
     for layer_type, entry, where, inherited in _entries(cfg, path):

@@ -45,6 +45,8 @@ from .hf_config import (
     _LLAMA4_TEMPERATURE,
     _LLAMA4_TYPES,
     ALL_LAYERS,
+    ROPE_KEYS,
+    _check_config,
     _layer_count,
     _layer_type_list,
     _rotating_layers,
@@ -88,14 +90,6 @@ _LAYER_TYPES = frozenset(
 )
 #: Layer types with no softmax attention.
 _RECURRENT = frozenset({"linear_attention"})
-#: Keys that state a RoPE (:func:`~pe_explained.rope_settings` reads them).
-_ROPE_KEYS = (
-    "rope_parameters",
-    "rope_scaling",
-    "rope_theta",
-    "rope_local_base_freq",
-    "rotary_emb_base",
-)
 #: The mixer of a recurrent layer, by family.
 _MIXERS = {
     "qwen3_next": "Gated DeltaNet",
@@ -256,13 +250,6 @@ def _attention_rotates(cfg: Mapping, kind: str) -> bool:
     return True
 
 
-def _check_config(config) -> None:
-    if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
-        )
-
-
 def layer_positions(config) -> list[LayerPosition]:
     """Where every layer of a model gets its positions from.
 
@@ -295,7 +282,7 @@ def layer_positions(config) -> list[LayerPosition]:
     _check_config(config)
     cfg, path = _text_part(config)
     # a config that states RoPE has it checked first, whatever its layers
-    early = rope_settings(config) if any(k in cfg for k in _ROPE_KEYS) else None
+    early = rope_settings(config) if any(k in cfg for k in ROPE_KEYS) else None
     count = _layer_count(cfg, path)
     kinds = _layer_type_names(cfg, path, count)
     model_type = cfg.get("model_type")
@@ -451,7 +438,7 @@ def config_attention_temperature(config) -> TemperatureSettings | None:
     """
     _check_config(config)
     cfg, path = _text_part(config)
-    if any(k in cfg for k in _ROPE_KEYS) or cfg.get("num_hidden_layers") is None:
+    if any(k in cfg for k in ROPE_KEYS) or cfg.get("num_hidden_layers") is None:
         rope_settings(config)  # the config as a whole must read
     else:
         layer_positions(config)

@@ -28,7 +28,13 @@ import numpy as np
 
 from ._checks import check_int, check_optional
 from .dual_chunk import dual_chunk_config, dual_chunk_largest_distance
-from .hf_config import _INTERLEAVED_MODEL_TYPES, HALVES_MODEL_TYPES, _text_part, rope_settings
+from .hf_config import (
+    _INTERLEAVED_MODEL_TYPES,
+    HALVES_MODEL_TYPES,
+    _check_config,
+    _text_part,
+    rope_settings,
+)
 from .hf_families import standardise
 from .layer_positions import LAYER_SOURCES, config_attention_temperature, layer_positions
 from .mla import mla_softmax_scale
@@ -174,10 +180,7 @@ def inspect_config(config, *, seq_len=None) -> dict:
     (64, 41, 5063256)
     """
     seq_len = check_optional(check_int, "seq_len", seq_len, minimum=1)
-    if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
-        )
+    _check_config(config)
     cfg, path = _text_part(config)
     positions = layer_positions(config) if cfg.get("num_hidden_layers") is not None else None
     rotates = positions is None or any(p.source == "rotary" for p in positions)

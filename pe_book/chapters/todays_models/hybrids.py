@@ -10,6 +10,7 @@ import numpy as np
 from pe_explained import (
     config_rope_frequencies,
     layer_positions,
+    model_report,
     rope_frequencies,
     rope_settings,
 )
@@ -18,8 +19,9 @@ from ... import Table, table, value
 from ...models import load_models
 from ...text import format_bound, format_cell
 
-#: The characters of a layer strip: rotary, attention without rotation, no attention.
-STRIP = {"rotary": "R", "nope": "n", "recurrence": "~"}
+#: The characters of a layer strip: inspect's (model_report.STRIP), with every rotary
+#: layer an R whatever its RoPE.
+STRIP = {"rotary": "R", **model_report.STRIP}
 
 
 def pattern(strip: str) -> str:
