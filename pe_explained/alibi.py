@@ -94,9 +94,9 @@ def alibi_bias(num_heads, query_len, key_len=None, *, causal=True, dtype=np.floa
 
     Notes
     -----
-    Every element is written once: one row pattern of distances, shared by all
-    rows as a sliding window, is multiplied by the slopes straight into the
-    output, so the cost is close to that of filling the array.
+    Every element is written once: each head's row pattern (the slope times the
+    distances, shared by all rows as a sliding window) is copied into the
+    output row by row, so the cost is close to that of filling the array.
 
     Examples
     --------
@@ -122,10 +122,12 @@ def alibi_bias(num_heads, query_len, key_len=None, *, causal=True, dtype=np.floa
         )  # +0.0 on the diagonal
     else:
         pattern = 0.0 - np.abs(distance)
-    windows = np.lib.stride_tricks.sliding_window_view(pattern, key_len)
-    rows = windows[query_len - 1 :: -1] if query_len > 1 else windows[:1]
     slopes = alibi_slopes(num_heads).astype(work)
+    # each head's pattern m_h · pattern (a few kB), then every row a copy of its window:
+    # bias[h, i, j] = m_h · pattern[t_i + j] = −m_h (p_i − j)
+    patterns = slopes[:, None] * pattern[None, :]
+    windows = np.lib.stride_tricks.sliding_window_view(patterns, key_len, axis=1)
+    rows = windows[:, query_len - 1 :: -1] if query_len > 1 else windows[:, :1]
     out = np.empty((num_heads, query_len, key_len), dtype=dtype)
-    # bias[h, i, j] = m_h · pattern = −m_h (p_i − j)
-    np.multiply(slopes[:, None, None], rows[None, :, :], out=out, casting="same_kind")
+    np.copyto(out, rows, casting="same_kind")
     return out
