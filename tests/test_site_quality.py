@@ -14,6 +14,7 @@ from browser_support import PRINT_PAGE, built_site, pages_of
 
 from pe_book.style import THEMES
 from pe_book.style import contrast as contrast_ratio
+from pe_book.text import CHAPTER
 
 # --- contrast (WCAG 2.x) ------------------------------------------------------------------
 
@@ -96,7 +97,17 @@ def test_every_page_weighs_at_most_300_kb_gzipped():
     assert len(weights) >= 2
 
 
-PRINT_BUDGET = 700 * 1024  # the whole book on one page, with everything it loads
+#: The whole book on one page, with everything it loads, per numbered chapter: the
+#: 700 KB it was held to at 22 chapters. It exists to be printed and is exempt from the
+#: phone performance target, so its budget grows with the chapters and with nothing else.
+PRINT_BUDGET_PER_CHAPTER = 32 * 1024
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def numbered_chapters(docs: Path = DOCS) -> int:
+    """How many pages of ``docs`` open with a numbered chapter heading (``# 12. …``)."""
+    return sum(bool(CHAPTER.match(p.read_text(encoding="utf-8"))) for p in docs.rglob("*.md"))
+
 _PICTURE = re.compile(r"<picture\b.*?</picture>", re.S | re.I)
 _SRCSET = re.compile(r'<source\b[^>]*?\bsrcset="([^"\s,]+)', re.I)
 _IMG_SRC = re.compile(r'<img\b[^>]*?\bsrc="([^"]+)"', re.I)
@@ -117,8 +128,9 @@ def phone_assets(site: Path, page: str) -> set[Path]:
 
 
 @pytest.mark.site
-def test_the_whole_book_on_one_page_weighs_at_most_700_kb_gzipped():
+def test_the_whole_book_on_one_page_weighs_at_most_32_kb_gzipped_per_chapter():
     site = built_site().resolve()
+    budget = PRINT_BUDGET_PER_CHAPTER * numbered_chapters()
     wide = page_weight(site, PRINT_PAGE)
     phone = sum(gzipped_size(p) for p in phone_assets(site, PRINT_PAGE))
     figures = [p for p in page_assets(site, PRINT_PAGE) if p.suffix == ".svg"]
@@ -127,9 +139,9 @@ def test_the_whole_book_on_one_page_weighs_at_most_700_kb_gzipped():
     missing = [u for u in _SRCSET.findall(html) if _local(site, site, u) is None]
     assert not missing, f"phone variants the one-page book cannot load: {missing[:3]}"
     for seen, weight in (("wide", wide), ("phone", phone)):
-        assert weight <= PRINT_BUDGET, (
+        assert weight <= budget, (
             f"{PRINT_PAGE} as a {seen} screen loads {weight / 1024:.0f} KB gzipped, "
-            f"over {PRINT_BUDGET // 1024} KB"
+            f"over {budget // 1024} KB ({numbered_chapters()} chapters)"
         )
 
 
@@ -146,6 +158,15 @@ def test_phone_weight_counts_the_phone_variant_instead_of_the_wide_one(tmp_path)
     phone = {p.name for p in phone_assets(site.resolve(), "page.html")}
     assert wide == {"page.html", "a-light.svg", "b.svg"}
     assert phone == {"page.html", "a-light-phone.svg", "b.svg"}
+
+
+def test_numbered_chapters_counts_pages_that_open_with_a_chapter_number(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "one.md").write_text("# 1. The order problem\n\nText.\n")
+    (tmp_path / "two.md").write_text("# 27. Testing a port\n")
+    (tmp_path / "index.md").write_text("# Positional encoding, explained\n\n# 3. Not first\n")
+    assert numbered_chapters(tmp_path) == 2
+    assert numbered_chapters() >= 22
 
 
 def test_page_weight_counts_what_the_page_loads(tmp_path):
