@@ -17,6 +17,7 @@ from .dual_chunk import (
 )
 from .fire import fire_bias, fire_normalized_distance
 from .hf_config import config_rope_frequencies, rope_settings
+from .hf_nonrotary import nonrotary_positions
 from .kerple import KERPLE_VARIANTS, kerple_bias
 from .kv_cache import cached_angle_error, repeated_shift_error, shift_rotated_keys
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
@@ -190,6 +191,7 @@ __all__ = [
     "rope_settings",
     "config_rope_frequencies",
     "layer_positions",
+    "nonrotary_positions",
     "layer_rope_types",
     "config_attention_temperature",
     "attention_temperature",

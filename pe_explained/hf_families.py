@@ -11,8 +11,11 @@ class it follows (``transformers`` 5.23):
   ERNIE 4.5: 500,000; SmolLM3: 2×10⁶; MiniMax-M2: 5×10⁶; Apertus: 1.2×10⁷; gpt-oss:
   150,000; Llama 4: 500,000; others 10,000);
 * ``partial_rotary_factor`` when the file gives none: 0.25 for Qwen3-Next and Qwen3.5,
-  0.5 for GLM-4.5 (``glm4_moe``); MiniMax-M2's legacy ``rotary_dim`` becomes
-  ``rotary_dim / head_dim``;
+  0.5 for GLM-4.5 (``glm4_moe``); the legacy ``rotary_dim`` of MiniMax-M2, GPT-J and
+  CodeGen becomes ``rotary_dim / head_dim``;
+* legacy names (``attribute_map``): GPT-J's and CodeGen's ``n_embd``, ``n_head``,
+  ``n_layer``, ``n_positions``; and base 10,000 for the families that rotate without a
+  RoPE key in their file (GPT-J, CodeGen, Falcon without ALiBi);
 * a RoPE dict when the file gives none: Apertus installs Llama 3's rule (factor 8,
   θ 1.2×10⁷), gpt-oss YaRN (factor 32, ``truncate: false``);
 * OLMo 3 and Gemma 3n: a flat ``rope_scaling`` applies to full-attention layers only
@@ -81,6 +84,23 @@ _HUNYUAN = frozenset({"hunyuan_v1_dense", "hunyuan_v1_moe"})
 #: Keys of Hunyuan's RoPE dict that its rotary class does not read beside ``alpha``.
 _HUNYUAN_KEYS = frozenset({"alpha", "beta_fast", "beta_slow", "mscale", "mscale_all_dim"})
 _ROPE_DICT_KEYS = ("rope_scaling", "rope_parameters")
+#: Legacy key → standard key, of the classes whose ``attribute_map`` renames them.
+_GPT_NAMES = {
+    "n_positions": "max_position_embeddings",
+    "n_embd": "hidden_size",
+    "n_head": "num_attention_heads",
+    "n_layer": "num_hidden_layers",
+}
+_ATTRIBUTE_MAPS = {"gptj": _GPT_NAMES, "codegen": _GPT_NAMES}
+#: Families that rotate with base 10,000 although their file names no RoPE key (GPT-J and
+#: CodeGen hard-code the base; Falcon without ALiBi gets the class's default RoPE dict).
+_IMPLICIT_ROPE = frozenset({"gptj", "codegen", "falcon"})
+#: Families whose ``rotary_dim`` is the rotated width of a head.
+_ROTARY_DIM_TYPES = {
+    "minimax_m2": "MiniMaxM2Config",
+    "gptj": "GPTJConfig",
+    "codegen": "CodeGenConfig",
+}
 
 
 def _rope_dict(cfg: Mapping) -> tuple[str | None, Mapping | None]:
@@ -180,6 +200,30 @@ def _hunyuan(cfg: dict, path: str, notes: list[str]) -> None:
     )
 
 
+def _rotary_dim(cfg: dict, path: str, notes: list[str]) -> None:
+    """A legacy ``rotary_dim`` (MiniMax-M2, GPT-J, CodeGen) as ``partial_rotary_factor``.
+
+    GPT-J and CodeGen rotate the first ``rotary_dim`` dims of each head
+    (``modeling_gptj.py``), as a partial factor does.
+    """
+    head = cfg.get("head_dim")
+    if head is None and cfg.get("hidden_size") and cfg.get("num_attention_heads"):
+        hidden = check_int(f"{path}['hidden_size']", cfg["hidden_size"], minimum=1)
+        heads = check_int(f"{path}['num_attention_heads']", cfg["num_attention_heads"], minimum=1)
+        head = hidden // heads
+    if cfg.get("partial_rotary_factor") is not None or head is None:
+        return
+    rotary = check_int(f"{path}['rotary_dim']", cfg["rotary_dim"], minimum=2)
+    head = check_int(f"{path}['head_dim']", head, minimum=2)
+    if rotary > head:
+        raise ValueError(f"{path}['rotary_dim'] = {rotary} is larger than the head ({head})")
+    cfg["partial_rotary_factor"] = rotary / head
+    notes.append(
+        f"{path}['rotary_dim'] = {rotary} read as partial_rotary_factor {rotary}/{head} "
+        f"({_ROTARY_DIM_TYPES[cfg['model_type']]})"
+    )
+
+
 def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
     """``cfg`` (the language model's part of a config) as its family's configuration
     class leaves it, and notes on what changed (see the module's docstring).
@@ -199,19 +243,14 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
     out = dict(cfg)
     notes: list[str] = []
     model_type = out.get("model_type")
-    if model_type == "minimax_m2" and out.get("rotary_dim") is not None:
-        if out.get("partial_rotary_factor") is None and out.get("head_dim") is not None:
-            rotary = check_int(f"{path}['rotary_dim']", out["rotary_dim"], minimum=2)
-            head = check_int(f"{path}['head_dim']", out["head_dim"], minimum=2)
-            if rotary > head:
-                raise ValueError(
-                    f"{path}['rotary_dim'] = {rotary} is larger than {path}['head_dim'] = {head}"
-                )
-            out["partial_rotary_factor"] = rotary / head
-            notes.append(
-                f"{path}['rotary_dim'] = {rotary} read as partial_rotary_factor "
-                f"{rotary}/{head} (MiniMaxM2Config)"
-            )
+    for legacy, standard in _ATTRIBUTE_MAPS.get(model_type, {}).items():
+        if legacy in out and standard not in out:
+            out[standard] = out[legacy]
+    if model_type in _IMPLICIT_ROPE and not any(k in out for k in ("rope_theta", *_ROPE_DICT_KEYS)):
+        if not (model_type == "falcon" and out.get("alibi")):
+            out["rope_theta"] = 10_000.0
+    if model_type in _ROTARY_DIM_TYPES and out.get("rotary_dim") is not None:
+        _rotary_dim(out, path, notes)
     if model_type in _PARTIAL_DEFAULTS and out.get("partial_rotary_factor") is None:
         _, rope = _rope_dict(out)
         if rope is None or "partial_rotary_factor" not in rope:

@@ -11,6 +11,13 @@ learns the order of its tokens in one of three ways:
   (Gated DeltaNet, Kimi Delta Attention, Mamba-2) that reads the tokens in order, so
   order is built into its recurrence.
 
+A model without rotary embeddings (:mod:`pe_explained.hf_nonrotary`) has two more:
+
+* ``"absolute"``: attention over inputs to which a learned table of positions was
+  added once, before the first layer (GPT-2, BERT, OPT);
+* ``"bias"``: attention whose scores get a position bias (ALiBi: BLOOM, MPT; T5's
+  bucketed relative bias).
+
 :func:`layer_positions` answers it for every layer, with the attention window or chunk
 where there is one, following each family's modeling code in ``transformers`` 5.23
 (which layers it builds as attention, and which of those call the rotation):
@@ -53,6 +60,7 @@ from .hf_config import (
     _text_part,
     rope_settings,
 )
+from .hf_nonrotary import nonrotary_positions
 from .temperature import attention_temperature
 
 __all__ = [
@@ -65,7 +73,7 @@ __all__ = [
 ]
 
 #: What a layer takes its positions from (see the module's docstring).
-LAYER_SOURCES = ("rotary", "nope", "recurrence")
+LAYER_SOURCES = ("rotary", "nope", "recurrence", "absolute", "bias")
 
 #: Layer-type names as ``transformers`` renames them after reading a config
 #: (``configuration_utils``).
@@ -125,7 +133,7 @@ class LayerPosition:
         Its type as ``transformers`` names it (``"full_attention"``,
         ``"sliding_attention"``, ``"linear_attention"``, ``"chunked_attention"``,
         ``"hybrid"``, …); ``"default"`` when the config gives none.
-    source : {"rotary", "nope", "recurrence"}
+    source : {"rotary", "nope", "recurrence", "absolute", "bias"}
         See the module's docstring.
     rope : str or None
         For a rotary layer, the key of :func:`~pe_explained.rope_settings` whose
@@ -280,6 +288,13 @@ def layer_positions(config) -> list[LayerPosition]:
      ('recurrence', 'Gated DeltaNet'), ('rotary', 'attention')]
     """
     _check_config(config)
+    scheme = None if any(k in config for k in ROPE_KEYS) else nonrotary_positions(config)
+    if scheme is not None:  # every layer attends; positions from the input or a bias
+        source = "absolute" if scheme.where == "input" else "bias"
+        return [
+            LayerPosition(i, ALL_LAYERS, source, None, "attention")
+            for i in range(scheme.num_layers)
+        ]
     cfg, path = _text_part(config)
     # a config that states RoPE has it checked first, whatever its layers
     early = rope_settings(config) if any(k in cfg for k in ROPE_KEYS) else None

@@ -31,14 +31,17 @@ from .dual_chunk import dual_chunk_config, dual_chunk_largest_distance
 from .hf_config import (
     _INTERLEAVED_MODEL_TYPES,
     HALVES_MODEL_TYPES,
+    ROPE_KEYS,
     _check_config,
     _text_part,
     rope_settings,
 )
 from .hf_families import standardise
+from .hf_nonrotary import nonrotary_positions
 from .layer_positions import LAYER_SOURCES, config_attention_temperature, layer_positions
 from .mla import mla_softmax_scale
 from .rope import rope_frequencies
+from .t5 import t5_relative_bucket
 
 __all__ = ["format_report", "inspect_config"]
 
@@ -181,6 +184,9 @@ def inspect_config(config, *, seq_len=None) -> dict:
     """
     seq_len = check_optional(check_int, "seq_len", seq_len, minimum=1)
     _check_config(config)
+    scheme = None if any(k in config for k in ROPE_KEYS) else nonrotary_positions(config)
+    if scheme is not None:
+        return _nonrotary_report(config, scheme)
     cfg, path = _text_part(config)
     positions = layer_positions(config) if cfg.get("num_hidden_layers") is not None else None
     rotates = positions is None or any(p.source == "rotary" for p in positions)
@@ -203,6 +209,7 @@ def inspect_config(config, *, seq_len=None) -> dict:
         "notes": _notes(config, cfg, path, positions),
         "not_modelled": not_modelled(cfg, path),
         "warnings": [],
+        "positions": None,
     }
     positions = positions or []
     for layer_type, entry in settings.items():
@@ -243,6 +250,55 @@ def inspect_config(config, *, seq_len=None) -> dict:
     return report
 
 
+def _nonrotary_report(config: Mapping, scheme) -> dict:
+    """The report of a model without rotary embeddings (:mod:`pe_explained.hf_nonrotary`)."""
+    positions = layer_positions(config)
+    return {
+        "model_type": config.get("model_type"),
+        "config_shape": _shape(config, "config"),
+        "read_from": "config",
+        "num_hidden_layers": len(positions),
+        "layers": [_position(p) for p in positions],
+        "layer_strip": layer_strip(positions, scheme.kind),
+        "layer_types": {},
+        "nope_layers": [],
+        "recurrent_layers": [],
+        "notes": [] if scheme.note is None else [scheme.note],
+        "not_modelled": not_modelled(config, "config"),
+        "warnings": [],
+        "positions": {
+            "kind": scheme.kind,
+            "where": scheme.where,
+            "num_heads": scheme.num_heads,
+            "positions": scheme.positions,
+            "offset": scheme.offset,
+            "slopes": None if scheme.slopes is None else list(scheme.slopes),
+            "num_buckets": scheme.num_buckets,
+            "max_distance": scheme.max_distance,
+            "read_from": list(scheme.read_from),
+            "shared_bucket_from": None if scheme.kind != "t5_bias" else _t5_shared(scheme),
+        },
+        "temperature": None,
+        "mla": None,
+    }
+
+
+def _t5_shared(scheme) -> dict:
+    """The smallest distance of a key before its query that falls in T5's last bucket,
+    for the encoder (bidirectional) and the decoder (causal)."""
+    distances = np.arange(scheme.max_distance + 1)
+    out = {}
+    for stack, bidirectional in (("encoder", True), ("decoder", False)):
+        buckets = t5_relative_bucket(
+            -distances,
+            bidirectional=bidirectional,
+            num_buckets=scheme.num_buckets,
+            max_distance=scheme.max_distance,
+        )
+        out[stack] = int(distances[buckets == buckets[-1]].min())
+    return out
+
+
 #: Keys that change positions and that this library does not model, with what they do.
 _NOT_MODELLED = {
     "dual_chunk_attention_config": (
@@ -254,7 +310,13 @@ _NOT_MODELLED = {
     "xdrope_section": "XD-RoPE splits the rotated pairs into sections of other positions",
 }
 #: One character per layer in :func:`layer_strip`, by where its positions come from.
-STRIP = {"nope": "n", "recurrence": "~"}
+STRIP = {"nope": "n", "recurrence": "~", "absolute": "a", "bias": "b"}
+#: What the layers of a model without rotary embeddings take their positions from.
+_NONROTARY_LEGEND = {
+    "learned": "attention; positions from a learned table added to the input",
+    "alibi": "attention with ALiBi's linear bias on its scores",
+    "t5_bias": "attention with T5's bucketed relative bias on its scores",
+}
 
 
 def _shape(config: Mapping, path: str) -> str:
@@ -287,10 +349,12 @@ def _strip_letters(positions) -> dict[str, str]:
     return letters
 
 
-def layer_strip(positions) -> dict:
+def layer_strip(positions, kind: str | None = None) -> dict:
     """Every layer as one character, and what each character means: a rotary layer by
     the letter of its RoPE (``R``; ``S``/``F`` for per-type RoPE), ``n`` an attention
-    layer without rotation, ``~`` a layer with no attention."""
+    layer without rotation, ``~`` a layer with no attention; for a model without rotary
+    embeddings (``kind`` of :func:`~pe_explained.hf_nonrotary.nonrotary_positions`),
+    ``a`` attention over inputs with learned positions, ``b`` attention with a bias."""
     letters = _strip_letters(positions)
     strip = "".join(letters[p.rope] if p.rope else STRIP[p.source] for p in positions)
     legend = {letter: f"rotary ({key})" for key, letter in letters.items()}
@@ -299,6 +363,9 @@ def layer_strip(positions) -> dict:
         legend["n"] = "attention without rotation (NoPE)"
     if mixers:
         legend["~"] = f"no attention ({', '.join(mixers)}): order from the recurrence"
+    for source in ("absolute", "bias"):
+        if kind is not None and any(p.source == source for p in positions):
+            legend[STRIP[source]] = _NONROTARY_LEGEND[kind]
     counts = {source: sum(p.source == source for p in positions) for source in LAYER_SOURCES}
     return {"strip": strip, "legend": legend, "counts": counts}
 
@@ -393,24 +460,63 @@ def _layers(indices) -> str:
     return f"{len(indices)}" + (f" ({_numbers(indices, 4)[1:-1]})" if indices else "")
 
 
+def _scheme_lines(s: dict) -> list[str]:
+    """What a model without rotary embeddings does to positions, in words and numbers."""
+    keys = ", ".join(s["read_from"])
+    if s["kind"] == "learned":
+        skipped = f", after {s['offset']} unused rows" if s["offset"] else ""
+        return [
+            f"learned absolute positions: a table of {s['positions']} positions{skipped}, "
+            f"added to the input once (read from {keys})",
+            f"  a sequence longer than {s['positions']} tokens has no row to take",
+        ]
+    if s["kind"] == "alibi":
+        lines = [
+            f"ALiBi: every layer adds −m_h·(i − j) to its scores (up to a constant per query, "
+            f"which the softmax ignores), {s['num_heads']} heads "
+            f"(read from {keys})",
+            f"  slopes m_h: {_numbers(s['slopes'])}",
+        ]
+        if s["positions"] is not None:
+            lines.append(f"  trained at max_seq_len {s['positions']}")
+        return lines
+    shared = s["shared_bucket_from"]
+    return [
+        f"T5 relative bias: {s['num_buckets']} buckets per stack, one learned bias per bucket "
+        f"and head ({s['num_heads']} heads), max_distance {s['max_distance']} "
+        f"(read from {keys})",
+        f"  keys {shared['encoder']} or more positions before the query share one bucket in "
+        f"the encoder, {shared['decoder']} or more in the decoder",
+    ]
+
+
 def format_report(report: dict, *, name: str = "config") -> str:
     """The text ``inspect`` prints for a report of :func:`inspect_config`."""
-    lines = [
-        f"{name}: model_type {report['model_type']}, {report['config_shape']} shape "
-        f"(RoPE read from {report['read_from']})"
-    ]
+    scheme = report.get("positions")
+    if scheme is not None:
+        lines = [f"{name}: model_type {report['model_type']}, no rotary embedding"]
+    else:
+        lines = [
+            f"{name}: model_type {report['model_type']}, {report['config_shape']} shape "
+            f"(RoPE read from {report['read_from']})"
+        ]
     strip = report.get("layer_strip")
-    if strip:
+    if strip and scheme is not None:
+        lines.append(f"layers: {sum(strip['counts'].values())}, none rotary")
+    elif strip:
         counts = strip["counts"]
         total = sum(counts.values())
         lines.append(
             f"layers: {counts['rotary']} of {total} rotary, {counts['nope']} attention "
             f"without rotation, {counts['recurrence']} without attention"
         )
+    if strip:
         lines.append(f"  {strip['strip']}")
         lines += [f"  {char} {meaning}" for char, meaning in strip["legend"].items()]
-        if not report["layer_types"]:
+        if not report["layer_types"] and scheme is None:
             lines.append("  no layer rotates: there are no RoPE frequencies to show")
+    if scheme is not None:
+        lines += ["", *_scheme_lines(scheme)]
     for layer_type, b in report["layer_types"].items():
         lines.append("")
         lines.append(f"[{layer_type}] layers: {_layers(b['layers'])}")

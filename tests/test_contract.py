@@ -206,6 +206,16 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
         ({"head_dim": 8, "rope_theta": INF}, ValueError),
         ({"hidden_size": 64}, ValueError),
     ],
+    # the config.json of a model without rotary embeddings (nonrotary_positions)
+    "nonrotary config": lambda v: [
+        ("config.json", TypeError),
+        (None, TypeError),
+        ({**v, "n_positions": True}, TypeError),
+        ({**v, "n_positions": "1024"}, TypeError),
+        ({**v, "n_positions": 0}, ValueError),
+        ({k: x for k, x in v.items() if k != "n_positions"}, ValueError),
+        ({"model_type": "falcon", "alibi": "yes", "num_hidden_layers": 2}, TypeError),
+    ],
     # a source of randomness: numpy.random.Generator only (pose_position_ids)
     "rng": lambda v: [(b, TypeError) for b in (0, None, "seed", np.random.RandomState(0))],
     # a dual_chunk_attention_config (dual_chunk_config)
@@ -950,6 +960,13 @@ CALLS["layer_rope_types"] = (
 CALLS["layer_positions"] = (
     Call(pe.layer_positions, {"config": LAYERED_CONFIG}, {"config": "config"}),
 )
+CALLS["nonrotary_positions"] = (
+    Call(
+        pe.nonrotary_positions,
+        {"config": {"model_type": "gpt2", "n_positions": 16, "n_layer": 2, "n_head": 2}},
+        {"config": "nonrotary config"},
+    ),
+)
 CALLS["config_attention_temperature"] = (
     Call(pe.config_attention_temperature, {"config": LAYERED_CONFIG}, {"config": "config"}),
 )
@@ -1194,6 +1211,24 @@ CALLS["cached_angle_error"] = (
         },
         {"positions": "positions", "inv_freq_cached": "array", "inv_freq_current": "array"},
         empty={"positions": "result", "inv_freq_cached": "error", "inv_freq_current": "error"},
+    ),
+)
+CALLS["key_error"] = (
+    Call(
+        pe.key_error,
+        {"got": RNG.normal(size=(3, 8)), "expected": RNG.normal(size=(3, 8))},
+        {"got": "array", "expected": "array"},
+        # no keys: no error to measure
+        empty={"got": "error", "expected": "error"},
+    ),
+)
+CALLS["learned_sink_weights"] = (
+    Call(
+        pe.learned_sink_weights,
+        {"scores": RNG.normal(size=(2, 3)), "sink_logit": 0.5},
+        {"scores": "array", "sink_logit": "float"},
+        # no rows of scores: no weights
+        empty={"scores": "result"},
     ),
 )
 STREAMING_KINDS = {"total": INT, "n_sink": INT, "window": INT, "mode": "choice"}
