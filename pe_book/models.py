@@ -28,6 +28,7 @@ class ModelConfig:
     source_url: str
     own_file: bool
     config: dict
+    released: str | None = None  # YYYY-MM, where a model card or paper states it
 
 
 @cache
@@ -45,6 +46,7 @@ def load_models() -> tuple[ModelConfig, ...]:
                 source_url=source["url"],
                 own_file=source.get("note") is None,
                 config=data["config"],
+                released=data.get("released"),
             )
         )
     return tuple(entries)

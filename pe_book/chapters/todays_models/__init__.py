@@ -2,12 +2,13 @@
 
 * :mod:`.settings`: the gallery, layer types, NoPE layers, temperature, M-RoPE and MLA;
 * :mod:`.hybrids`: where each layer gets its positions from in the hybrid models, and
-  the short cases their configs contain.
+  the short cases their configs contain;
+* :mod:`.video`: time in M-RoPE, the ids of a short clip under the three Qwen-VL rules.
 """
 
 from __future__ import annotations
 
-from . import hybrids, settings
+from . import hybrids, settings, video
 from .settings import (
     DSV3_NOPE,
     DSV3_ROPE,
@@ -15,9 +16,11 @@ from .settings import (
     LLAMA4_FLOOR_SCALE,
     MERGE,
     MINISTRAL_AT,
-    QUOTED,
     _gallery_config,
 )
+from .video import FAST_FPS, SLOW_FPS, TOKENS_PER_SECOND
+
+QUOTED = settings.QUOTED + video.QUOTED
 
 __all__ = [
     "DSV3_NOPE",
@@ -28,6 +31,10 @@ __all__ = [
     "MINISTRAL_AT",
     "QUOTED",
     "_gallery_config",
+    "FAST_FPS",
+    "SLOW_FPS",
+    "TOKENS_PER_SECOND",
     "hybrids",
     "settings",
+    "video",
 ]

@@ -9,6 +9,7 @@ import numpy as np
 
 from pe_explained import (
     config_rope_frequencies,
+    inspect_config,
     layer_positions,
     model_report,
     rope_frequencies,
@@ -55,30 +56,71 @@ def _entry(stem_prefix: str):
     raise KeyError(f"no gallery model starts with {stem_prefix!r}")
 
 
+def _rope_part(key: str, block: dict) -> str:
+    """A layer type's θ and scaling rule: ``full θ 5×10⁵, yarn ×8``."""
+    label = "" if key == "default" else f"{key.replace('_attention', '')} "
+    part = f"{label}θ {format_cell(block['rope_theta'], '.3g')}"
+    if block["rope_type"] != "default":
+        factor = (block["scaling"] or {}).get("factor")
+        part += f", {block['rope_type']}" + ("" if factor is None else f" ×{factor:g}")
+    if block.get("mrope_section"):
+        part += ", M-RoPE"
+    return part
+
+
+def _layers_of(count: int, total: int) -> str:
+    return f"all {total} layers" if count == total else f"{count} of {total} layers"
+
+
+def position_summary(report: dict) -> str:
+    """Where a model's positions come from, in one line, from its ``inspect_config`` report."""
+    positions = report["layers"]
+    total = len(positions)
+    scheme = report["positions"]
+    if scheme is not None:
+        if scheme["kind"] == "learned":
+            return f"learned table of {scheme['positions']:,} positions, at the input"
+        if scheme["kind"] == "alibi":
+            return f"ALiBi in {_layers_of(total, total)}"
+        return f"T5 bias ({scheme['num_buckets']} buckets) in {_layers_of(total, total)}"
+    parts = []
+    rotary = [p for p in positions if p["source"] == "rotary"]
+    if rotary:
+        blocks = report["layer_types"]
+        kinds = "; ".join(_rope_part(key, b) for key, b in blocks.items())
+        dims = {(b["rotary_dim"], b["head_dim"]) for b in blocks.values()}
+        if len(dims) == 1 and (dims := dims.pop())[0] != dims[1]:
+            kinds += f"; {dims[0]} of {dims[1]} dims"
+        parts.append(f"RoPE in {_layers_of(len(rotary), total)} ({kinds})")
+    nope = sum(p["source"] == "nope" for p in positions)
+    if nope:
+        parts.append(f"{nope} NoPE")
+    for mixer in sorted({p["mixer"] for p in positions if p["source"] == "recurrence"}):
+        parts.append(f"{sum(p['mixer'] == mixer for p in positions)} {mixer}")
+    return "; ".join(parts)
+
+
 @table(
     "layer_sources",
-    caption="Where each layer of the gallery’s models gets its positions from, computed by "
-    "<code>pe_explained.layer_positions</code>: R rotary attention, n attention without "
-    "rotation, ~ no attention.",
+    caption="Where the gallery’s models get their positions from "
+    "(<code>pe_explained.inspect_config</code>); pattern: R rotary, n NoPE, ~ no attention, "
+    "a learned input table, b bias.",
     cards=False,
 )
 def _():
     rows = []
     for entry, positions in _sources():
-        counts = {s: sum(p.source == s for p in positions) for s in STRIP}
-        mixers = sorted({p.mixer for p in positions if p.source == "recurrence"})
+        report = inspect_config(entry.config)
         rows.append(
             [
                 entry.model,  # the gallery's table links each model to its file
+                entry.released or "—",
                 len(positions),
-                counts["rotary"],
-                counts["nope"],
-                counts["recurrence"],
-                ", ".join(mixers) or "—",
+                position_summary(report),
                 f"`{pattern(_strip(positions))}`",
             ]
         )
-    return Table(["model", "layers", "rotary", "NoPE", "no attention", "mixer", "pattern"], rows)
+    return Table(["model", "released", "layers", "where positions come from", "pattern"], rows)
 
 
 def _count(stem_prefix: str, source: str) -> int:
