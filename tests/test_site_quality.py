@@ -108,6 +108,7 @@ def numbered_chapters(docs: Path = DOCS) -> int:
     """How many pages of ``docs`` open with a numbered chapter heading (``# 12. …``)."""
     return sum(bool(CHAPTER.match(p.read_text(encoding="utf-8"))) for p in docs.rglob("*.md"))
 
+
 _PICTURE = re.compile(r"<picture\b.*?</picture>", re.S | re.I)
 _SRCSET = re.compile(r'<source\b[^>]*?\bsrcset="([^"\s,]+)', re.I)
 _IMG_SRC = re.compile(r'<img\b[^>]*?\bsrc="([^"]+)"', re.I)
