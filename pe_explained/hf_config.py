@@ -95,6 +95,7 @@ _INTERLEAVED_MODEL_TYPES = frozenset(
         "deepseek_v32",
         "deepseek_v4",
         "helium",
+        "kimi_k2",
         "llama4",
         "llama4_text",
     }
@@ -144,6 +145,7 @@ HALVES_MODEL_TYPES = frozenset(
         "granite",
         "granitemoe",
         "granitemoehybrid",
+        "hunyuan",  # remote modeling_hunyuan.py (Hunyuan-A13B): cat(freqs, freqs), rotate_half
         "hunyuan_v1_dense",
         "hunyuan_v1_moe",
         "llama",

@@ -80,7 +80,9 @@ _DEFAULT_ROPE = {
 }
 #: Families whose flat ``rope_scaling`` applies to full-attention layers only.
 _SCALING_ON_FULL_ONLY = frozenset({"olmo3"})
-_HUNYUAN = frozenset({"hunyuan_v1_dense", "hunyuan_v1_moe"})
+#: ``hunyuan`` is the name in the remote code released with Hunyuan-A13B
+#: (``modeling_hunyuan.py``), whose rotary class computes the same NTK-α base.
+_HUNYUAN = frozenset({"hunyuan_v1_dense", "hunyuan_v1_moe", "hunyuan"})
 #: Keys of Hunyuan's RoPE dict that its rotary class does not read beside ``alpha``.
 _HUNYUAN_KEYS = frozenset({"alpha", "beta_fast", "beta_slow", "mscale", "mscale_all_dim"})
 _ROPE_DICT_KEYS = ("rope_scaling", "rope_parameters")
@@ -91,7 +93,16 @@ _GPT_NAMES = {
     "n_head": "num_attention_heads",
     "n_layer": "num_hidden_layers",
 }
-_ATTRIBUTE_MAPS = {"gptj": _GPT_NAMES, "codegen": _GPT_NAMES}
+_FALCON_NAMES = {"n_head": "num_attention_heads", "n_layer": "num_hidden_layers"}
+_ATTRIBUTE_MAPS = {
+    "gptj": _GPT_NAMES,
+    "codegen": _GPT_NAMES,
+    "falcon": _FALCON_NAMES,
+    "hunyuan": {"attention_head_dim": "head_dim"},  # the remote code's name for the head
+}
+#: ``model_type`` values of remote code that ``transformers`` reads as a family of its own:
+#: Falcon's first releases (``RWForCausalLM``, ``configuration_RW.py``).
+_RENAMED_TYPES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
 #: Families that rotate with base 10,000 although their file names no RoPE key (GPT-J and
 #: CodeGen hard-code the base; Falcon without ALiBi gets the class's default RoPE dict).
 _IMPLICIT_ROPE = frozenset({"gptj", "codegen", "falcon"})
@@ -186,9 +197,17 @@ def _hunyuan(cfg: dict, path: str, notes: list[str]) -> None:
         return
     where = f"{path}[{key!r}]['alpha']"
     alpha = check_float(where, alpha, greater_than=0.0)
-    if cfg.get("head_dim") is None:
-        raise ValueError(f"{path}['head_dim'] is needed: NTK-alpha ({where}) reads it")
-    d = check_int(f"{path}['head_dim']", cfg["head_dim"], minimum=4)
+    # the head width: head_dim, the remote code's attention_head_dim, else hidden / heads
+    for width in ("head_dim", "attention_head_dim"):
+        if cfg.get(width) is not None:
+            d = check_int(f"{path}[{width!r}]", cfg[width], minimum=4)
+            break
+    else:
+        if cfg.get("hidden_size") is None or cfg.get("num_attention_heads") is None:
+            raise ValueError(f"{path}['head_dim'] is needed: NTK-alpha ({where}) reads it")
+        hidden = check_int(f"{path}['hidden_size']", cfg["hidden_size"], minimum=4)
+        heads = check_int(f"{path}['num_attention_heads']", cfg["num_attention_heads"], minimum=1)
+        d = check_int(f"{path}['head_dim']", hidden // heads, minimum=4)
     theta = check_float(f"{path}['rope_theta']", cfg.get("rope_theta", 10_000.0), greater_than=1.0)
     base = theta * alpha ** (d / (d - 2))  # base = θ · α^(d / (d − 2))
     cfg[key] = {"rope_type": "default", "rope_theta": base}
@@ -196,7 +215,11 @@ def _hunyuan(cfg: dict, path: str, notes: list[str]) -> None:
     notes.append(
         f"NTK-alpha (Hunyuan): {where} = {alpha:g} fixes the base at theta · alpha^(d/(d-2)) "
         f"= {theta:g} · {alpha:g}^({d}/{d - 2}) = {base:.6g}; it is not dynamic scaling "
-        "(HunYuanDenseV1RotaryEmbedding)"
+        + (
+            "(modeling_hunyuan.py)"
+            if cfg.get("model_type") == "hunyuan"
+            else "(HunYuanDenseV1RotaryEmbedding)"
+        )
     )
 
 
@@ -242,6 +265,12 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
     """
     out = dict(cfg)
     notes: list[str] = []
+    if out.get("model_type") in _RENAMED_TYPES:
+        out["model_type"] = _RENAMED_TYPES[out["model_type"]]
+        notes.append(
+            f"{path}['model_type'] = {cfg['model_type']!r} is read as {out['model_type']!r} "
+            "(the remote code it was released with; transformers' family of that name)"
+        )
     model_type = out.get("model_type")
     for legacy, standard in _ATTRIBUTE_MAPS.get(model_type, {}).items():
         if legacy in out and standard not in out:

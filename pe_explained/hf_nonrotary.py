@@ -27,7 +27,8 @@ family (``model_type``)            kind         read from
 =================================  ===========  =================================================
 
 A learned table enters once, at the input; ALiBi and T5's bias enter every attention
-layer's scores. :func:`nonrotary_positions` returns None for any other config (one
+layer's scores. A file without ``model_type`` (GPT-2's first ``config.json``) is read
+by its ``architectures``; Falcon's first releases name themselves ``RefinedWebModel``. :func:`nonrotary_positions` returns None for any other config (one
 that states RoPE, or a family this table does not name).
 """
 
@@ -61,6 +62,8 @@ _LEARNED = {
 }
 #: Each family's keys for its layer count and head count (its class's ``attribute_map``).
 _LAYER_KEYS = {
+    "RefinedWebModel": "n_layer",
+    "RefinedWeb": "n_layer",
     "gpt2": "n_layer",
     "gpt_bigcode": "n_layer",
     "bloom": "n_layer",
@@ -70,6 +73,8 @@ _LAYER_KEYS = {
     "mt5": "num_layers",
 }
 _HEAD_KEYS = {
+    "RefinedWebModel": "n_head",
+    "RefinedWeb": "n_head",
     "gpt2": "n_head",
     "gpt_bigcode": "n_head",
     "bloom": "n_head",
@@ -79,6 +84,20 @@ _HEAD_KEYS = {
     "mt5": "num_heads",
 }
 _T5 = frozenset({"t5", "mt5"})
+#: The family of a file that names none, by its model class.
+_ARCHITECTURES = {
+    "GPT2LMHeadModel": "gpt2",
+    "GPTNeoForCausalLM": "gpt_neo",
+    "BertForMaskedLM": "bert",
+    "BertModel": "bert",
+    "OPTForCausalLM": "opt",
+    "RobertaForMaskedLM": "roberta",
+    "BloomForCausalLM": "bloom",
+    "MPTForCausalLM": "mpt",
+    "T5ForConditionalGeneration": "t5",
+}
+#: Falcon's first releases (remote code, ``configuration_RW.py``).
+_FALCON = frozenset({"falcon", "RefinedWebModel", "RefinedWeb"})
 #: Class defaults of the keys read, where the file may omit them.
 _DEFAULTS = {
     "pad_token_id": 1,  # RobertaConfig
@@ -116,6 +135,9 @@ class NonRotaryPositions:
         The keys the numbers were read from.
     note : str or None
         What the model's code does to the numbers that the config does not say.
+    family : str or None
+        The family read: the file's ``model_type``, or the one its ``architectures``
+        name when it gives none.
     """
 
     kind: str
@@ -129,6 +151,7 @@ class NonRotaryPositions:
     max_distance: int | None = None
     read_from: tuple[str, ...] = ()
     note: str | None = None
+    family: str | None = None
 
 
 def _bfloat16(values: np.ndarray) -> np.ndarray:
@@ -205,6 +228,10 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a loaded config.json), got {config!r}")
     model_type, path, read = config.get("model_type"), "config", []
+    if model_type is None:
+        classes = config.get("architectures")
+        if isinstance(classes, list) and classes and isinstance(classes[0], str):
+            model_type = _ARCHITECTURES.get(classes[0])
     if model_type in _LEARNED:
         key, offset, within = _LEARNED[model_type]
         size = _get(config, key, path, read)
@@ -224,15 +251,16 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
             positions=size - offset if within else size,
             offset=offset,
             read_from=tuple(read),
+            family=model_type,
         )
     alibi = model_type in ("bloom", "mpt")
-    if model_type == "falcon":
+    if model_type in _FALCON:
         alibi = check_bool(f"{path}['alibi']", config.get("alibi", False))
     if alibi:
         layers = _count(config, _LAYER_KEYS, "num_hidden_layers", model_type, path, read)
         slopes, length = _alibi(config, model_type, path, read)
         note = None
-        if model_type == "falcon":  # build_alibi_tensor: slopes[..., None].bfloat16() * …
+        if model_type in _FALCON:  # build_alibi_tensor: slopes[..., None].bfloat16() * …
             slopes = tuple(float(s) for s in _bfloat16(np.array(slopes)))
             note = "Falcon casts its slopes to bfloat16 before use (build_alibi_tensor)"
         return NonRotaryPositions(
@@ -244,6 +272,7 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
             slopes=slopes,
             read_from=tuple(read),
             note=note,
+            family=model_type,
         )
     if model_type in _T5:
         encoder = _get(config, "num_layers", path, read)
@@ -258,5 +287,6 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
             num_buckets=_get(config, "relative_attention_num_buckets", path, read, minimum=2),
             max_distance=_get(config, "relative_attention_max_distance", path, read),
             read_from=tuple(read),
+            family=model_type,
         )
     return None

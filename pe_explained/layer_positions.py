@@ -255,6 +255,8 @@ def _attention_rotates(cfg: Mapping, kind: str) -> bool:
         return cfg.get("sliding_window") is None or kind == "sliding_attention"
     if model_type == "cohere2":
         return kind == "sliding_attention"
+    if model_type == "hunyuan":  # the remote code: `if self.use_rotary_pos_emb:`
+        return bool(cfg.get("use_rotary_pos_emb", True))
     return True
 
 

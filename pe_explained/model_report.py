@@ -254,7 +254,7 @@ def _nonrotary_report(config: Mapping, scheme) -> dict:
     """The report of a model without rotary embeddings (:mod:`pe_explained.hf_nonrotary`)."""
     positions = layer_positions(config)
     return {
-        "model_type": config.get("model_type"),
+        "model_type": scheme.family,
         "config_shape": _shape(config, "config"),
         "read_from": "config",
         "num_hidden_layers": len(positions),
@@ -263,7 +263,21 @@ def _nonrotary_report(config: Mapping, scheme) -> dict:
         "layer_types": {},
         "nope_layers": [],
         "recurrent_layers": [],
-        "notes": [] if scheme.note is None else [scheme.note],
+        "notes": ([] if scheme.note is None else [scheme.note])
+        + (
+            [
+                "learned_pos_emb is true: MosaicML's own code (llm-foundry's modeling_mpt.py) "
+                "then also adds a learned table of max_seq_len rows to the input; transformers' "
+                "MptModel has no such table and reads ALiBi alone"
+            ]
+            if scheme.family == "mpt" and config.get("learned_pos_emb")
+            else []
+        )
+        + (
+            []
+            if "model_type" in config
+            else [f"config gives no model_type: read as {scheme.family!r} by its architectures"]
+        ),
         "not_modelled": not_modelled(config, "config"),
         "warnings": [],
         "positions": {
@@ -308,6 +322,9 @@ _NOT_MODELLED = {
     ),
     "use_fope": "FoPE replaces RoPE's frequencies with learned Fourier series",
     "xdrope_section": "XD-RoPE splits the rotated pairs into sections of other positions",
+    "position_embedding_xdrope": (
+        "XD-RoPE (Hunyuan's remote code) splits the rotated pairs into sections of other positions"
+    ),
 }
 #: One character per layer in :func:`layer_strip`, by where its positions come from.
 STRIP = {"nope": "n", "recurrence": "~", "absolute": "a", "bias": "b"}

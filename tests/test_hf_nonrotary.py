@@ -122,3 +122,48 @@ def test_configs_that_state_rope_are_not_read_here():
 def test_bad_configs_get_one_clear_error(config, match):
     with pytest.raises((TypeError, ValueError), match=match):
         nonrotary_positions(config)
+
+
+def test_mpt_names_the_learned_table_its_own_code_would_add():
+    notes = inspect_config({**MPT, "learned_pos_emb": True})["notes"]
+    assert any("learned_pos_emb" in n and "MptModel" in n for n in notes)
+    assert not inspect_config(MPT)["notes"]
+
+
+def test_hunyuan_remote_code_rotates_only_with_use_rotary_pos_emb():
+    hunyuan = {
+        "model_type": "hunyuan",
+        "num_hidden_layers": 2,
+        "attention_head_dim": 128,
+        "rope_theta": 10000.0,
+        "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 1.0},
+    }
+    assert [p.source for p in layer_positions(hunyuan)] == ["rotary", "rotary"]
+    off = {**hunyuan, "use_rotary_pos_emb": False}
+    assert [p.source for p in layer_positions(off)] == ["nope", "nope"]
+    (settings,) = rope_settings(hunyuan).values()
+    assert settings.layout == "halves" and settings.head_dim == 128
+    assert settings.rope_theta == pytest.approx(10000.0 * 1000.0 ** (128 / 126))
+
+
+def test_kimi_k2_pairs_interleaved_as_deepseek_v3s_code():
+    k2 = {"model_type": "kimi_k2", "num_hidden_layers": 1, "qk_rope_head_dim": 64}
+    k2 |= {"qk_nope_head_dim": 128, "kv_lora_rank": 512, "rope_theta": 50000.0}
+    (settings,) = rope_settings(k2).values()
+    assert settings.layout == "interleaved"
+
+
+def test_a_file_without_model_type_is_read_by_its_architectures():
+    old_gpt2 = {k: v for k, v in GPT2.items() if k != "model_type"}
+    report = inspect_config({**old_gpt2, "architectures": ["GPT2LMHeadModel"]})
+    assert report["model_type"] == "gpt2" and report["positions"]["positions"] == 1024
+    assert any("architectures" in n for n in report["notes"])
+
+
+def test_falcons_first_releases_are_read_as_falcon():
+    rw = {"model_type": "RefinedWebModel", "alibi": False, "hidden_size": 4544}
+    rw |= {"n_head": 71, "n_layer": 32}
+    (settings,) = rope_settings(rw).values()
+    assert (settings.rope_theta, settings.head_dim, settings.layout) == (10_000.0, 64, "halves")
+    assert len(layer_positions(rw)) == 32
+    assert nonrotary_positions({**rw, "alibi": True}).num_heads == 71

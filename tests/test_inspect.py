@@ -48,6 +48,10 @@ def test_inspect_reports_every_gallery_config(data_file, tmp_path, capsys):
     assert (status, err) == (0, "")
     report = json.loads(out)
     config = json.loads(path.read_text())
+    if report["positions"] is not None:  # a model without RoPE (pe_explained.hf_nonrotary)
+        assert not report["layer_types"] and report["layer_strip"]["strip"]
+        assert report["positions"] == json.loads(json.dumps(_nonrotary(config)))
+        return
     assert report["layer_types"], "no layer type reported"
     for layer_type, block in report["layer_types"].items():
         inv_freq, factor = pe.config_rope_frequencies(config, layer_type=layer_type)
@@ -172,14 +176,35 @@ def test_bad_seq_len_is_one_line(tmp_path, capsys):
 # ---------------------------------------------------------------------------
 
 
+def _nonrotary(config: dict) -> dict:
+    """The ``positions`` block ``inspect --json`` gives a model without RoPE."""
+    return pe.inspect_config(config)["positions"]
+
+
+#: Families transformers 5.23 does not name, and the family whose code their files run
+#: (their ``architectures``): Kimi K2's DeepseekV3ForCausalLM, Hunyuan-A13B's remote
+#: code (the NTK-α rotary class of hunyuan_v1_moe), Falcon's first releases; with the
+#: legacy names their configs use.
+STANDS_IN = {"kimi_k2": "deepseek_v3", "hunyuan": "hunyuan_v1_moe", "RefinedWebModel": "falcon"}
+LEGACY_NAMES = {
+    "n_head": "num_attention_heads",
+    "n_layer": "num_hidden_layers",
+    "attention_head_dim": "head_dim",
+}
+
+
 def _reference_buffers(config: dict) -> dict:
     """Layer type (or "default") → (inv_freq, attention_scaling) of transformers' class."""
     transformers = pytest.importorskip(
         "transformers", reason="transformers is not installed (differential tests run in CI)"
     )
     pytest.importorskip("torch", reason="PyTorch is not installed (differential tests run in CI)")
+    if pe.inspect_config(config)["positions"] is not None:
+        pytest.skip("no rotary embedding: tests/test_transformers_nonrotary.py checks these")
     kwargs = {k: v for k, v in copy.deepcopy(config).items() if k != "model_type"}
-    text = transformers.AutoConfig.for_model(config["model_type"], **kwargs).get_text_config()
+    kwargs = {LEGACY_NAMES.get(k, k): v for k, v in kwargs.items()}
+    family = STANDS_IN.get(config.get("model_type"), config.get("model_type"))
+    text = transformers.AutoConfig.for_model(family, **kwargs).get_text_config()
     family = text.model_type.removesuffix("_text")
     module = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
     classes = [

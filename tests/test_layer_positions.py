@@ -232,11 +232,12 @@ def test_hunyuan_ntk_alpha_is_a_fixed_base():
     assert factor == 1.0 and inv_freq[1] == pytest.approx(settings.rope_theta ** (-2 / 128))
     plain = {**config, "rope_scaling": {**scaling, "alpha": 0}}  # no alpha: dynamic NTK
     assert next(iter(pe.rope_settings(plain).values())).rope_type == "dynamic"
+    # without head_dim, the head is hidden_size / num_attention_heads (as the classes do)
+    wide = {k: v for k, v in config.items() if k != "head_dim"}
+    wide |= {"hidden_size": 1024, "num_attention_heads": 8}
+    assert next(iter(pe.rope_settings(wide).values())).rope_theta == settings.rope_theta
     with pytest.raises(ValueError, match="head_dim"):
-        pe.rope_settings(
-            {k: v for k, v in config.items() if k != "head_dim"}
-            | {"hidden_size": 64, "num_attention_heads": 1}
-        )
+        pe.rope_settings({k: v for k, v in config.items() if k != "head_dim"})
 
 
 def test_deepseek_v4_sliding_layers_use_main_and_compressed_ones_compress():
@@ -393,6 +394,14 @@ READ = {
     "mrope_section",
     "mrope_interleaved",
     "model_max_length",
+    # models without RoPE (pe_explained.hf_nonrotary) and Falcon's switch between the two
+    "n_positions",
+    "alibi",
+    "relative_attention_num_buckets",
+    "relative_attention_max_distance",
+    "position_embedding_type",
+    # Hunyuan's remote code: whether its attention rotates
+    "use_rotary_pos_emb",
 }
 #: Keys named as not modelled by ``inspect`` (model_report._NOT_MODELLED).
 NAMED = set(model_report._NOT_MODELLED)
@@ -404,6 +413,8 @@ NOT_POSITIONAL = {
     "vision_config",
     "hc_sinkhorn_iters",
     "mamba_chunk_size",  # how the scan is computed, not what it sees
+    "offset_alibi",  # in BLOOM's files; no BloomConfig argument reads it (transformers 5.23)
+    "alibi_bias_max",  # MPT's top-level copy in a Flax conversion; MptConfig reads attn_config
 }
 
 

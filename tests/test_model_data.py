@@ -72,6 +72,35 @@ ALLOWED = {
     # GPT-NeoX's names for the rotary base and the rotated fraction
     "rotary_emb_base",
     "rotary_pct",
+    # Gemma 4's full-attention head width; Hunyuan's remote code's head width and switches
+    "global_head_dim",
+    "attention_head_dim",
+    "use_rotary_pos_emb",
+    "position_embedding_xdrope",
+    "xdrope_section",
+    # BLOOM's files carry it; no BloomConfig argument reads it (transformers 5.23)
+    "offset_alibi",
+    # models without RoPE: a learned table's size, ALiBi, T5's buckets (hf_nonrotary)
+    "n_positions",
+    "n_ctx",
+    "alibi",
+    "alibi_bias_max",
+    "attn_config",
+    "max_seq_len",
+    "learned_pos_emb",
+    "relative_attention_num_buckets",
+    "relative_attention_max_distance",
+    # the legacy size names those families use instead of the ones above
+    "n_embd",
+    "n_head",
+    "n_layer",
+    "n_heads",
+    "n_layers",
+    "d_model",
+    "d_kv",
+    "num_heads",
+    "num_layers",
+    "num_decoder_layers",
 }
 NESTED = ("text_config", "vision_config")
 SOURCE_KEYS = {"url", "revision", "file", "retrieved_from"}
@@ -86,8 +115,17 @@ RELEASED_YEARS = range(2019, 2027)
 #: Keys that carry a rotary base: transformers' two shapes, and GPT-NeoX's name.
 BASE_KEYS = ("rope_theta", "rope_parameters", "rotary_emb_base")
 
-#: Files whose config has no rotary base at all, with the reason (NoPE models).
-NO_ROPE_WHY: dict[str, str] = {}
+#: Files whose config has no rotary base key, with the reason (models without RoPE, read by
+#: pe_explained.hf_nonrotary; a rotating family whose code fixes the base).
+NO_ROPE_WHY: dict[str, str] = {
+    "gpt2.json": "a learned table of n_positions rows, added to the input",
+    "bert-base-uncased.json": "a learned table of max_position_embeddings rows",
+    "opt-1.3b.json": "a learned table of max_position_embeddings + 2 rows",
+    "bloom-560m.json": "ALiBi, fixed by the family (BloomModel)",
+    "mpt-7b.json": "ALiBi (attn_config.alibi)",
+    "t5-base.json": "T5's bucketed relative bias",
+    "falcon-7b.json": "rotates with base 10,000, which its code fixes (alibi false)",
+}
 
 
 def _scopes(config: dict) -> list[tuple[str, dict]]:

@@ -316,7 +316,7 @@ def test_the_gallery_ministral3_multiplier_is_get_llama_4_attn_scale():
     transformers' function at the chapter's positions; Llama 4's form (offset 1) is not it."""
     from pe_book.chapters.todays_models import MINISTRAL_AT, _gallery_config
 
-    config = _gallery_config("Ministral 3")
+    config = _gallery_config("ministral-3-3b-reasoning-2512")
     settings = config_attention_temperature(config)
     rope = config["text_config"]["rope_parameters"]
     positions = np.array(MINISTRAL_AT)

@@ -49,11 +49,12 @@ def _strip(positions) -> str:
     return "".join(STRIP[p.source] for p in positions)
 
 
-def _entry(stem_prefix: str):
+def _entry(stem: str):
+    """The gallery file ``<stem>.json`` and its layers."""
     for entry, positions in _sources():
-        if entry.stem.startswith(stem_prefix):
+        if entry.stem == stem:
             return entry, positions
-    raise KeyError(f"no gallery model starts with {stem_prefix!r}")
+    raise KeyError(f"the gallery has no file {stem}.json")
 
 
 def _rope_part(key: str, block: dict) -> str:
@@ -123,8 +124,8 @@ def _():
     return Table(["model", "released", "layers", "where positions come from", "pattern"], rows)
 
 
-def _count(stem_prefix: str, source: str) -> int:
-    return sum(p.source == source for p in _entry(stem_prefix)[1])
+def _count(stem: str, source: str) -> int:
+    return sum(p.source == source for p in _entry(stem)[1])
 
 
 @value("hybrid_models")
@@ -132,16 +133,16 @@ def _():
     return str(sum(any(p.source == "recurrence" for p in pos) for _, pos in _sources()))
 
 
-#: Counts the prose quotes: value name → (gallery file prefix, what is counted).
+#: Counts the prose quotes: value name → (gallery file stem, what is counted).
 COUNTS = {
     "qwen_next_rotary": ("qwen3-coder-next", "rotary"),
     "qwen_next_layers": ("qwen3-coder-next", None),
-    "qwen35_rotary": ("qwen3.5", "rotary"),
-    "qwen35_layers": ("qwen3.5", None),
+    "qwen35_rotary": ("qwen3.5-27b", "rotary"),
+    "qwen35_layers": ("qwen3.5-27b", None),
     "exaone_nope": ("exaone-4.0-32b", "nope"),
     "exaone_layers": ("exaone-4.0-32b", None),
-    "smollm3_nope": ("smollm3", "nope"),
-    "smollm3_layers": ("smollm3", None),
+    "smollm3_nope": ("smollm3-3b", "nope"),
+    "smollm3_layers": ("smollm3-3b", None),
 }
 for _name, (_prefix, _source) in COUNTS.items():
     # the layers of that source, or all the model's layers for None
@@ -154,9 +155,16 @@ def _():
     return str(2 * len(inv_freq))
 
 
+@value("hunyuan_base")
+def _():
+    """Hunyuan-A13B's fixed base θ·α^(d/(d−2)), read from its gallery file."""
+    (settings,) = rope_settings(_entry("hunyuan-a13b-instruct")[0].config).values()
+    return format_cell(settings.rope_theta, ",.0f")
+
+
 @value("falcon_h1_theta")
 def _():
-    (settings,) = rope_settings(_entry("falcon-h1")[0].config).values()
+    (settings,) = rope_settings(_entry("falcon-h1-tiny-r-90m")[0].config).values()
     return format_cell(settings.rope_theta, ".0e")
 
 
@@ -164,7 +172,7 @@ def _():
 def _gpt_oss_ramps() -> tuple[np.ndarray, np.ndarray]:
     """gpt-oss's frequencies as shipped (``truncate: false``) and with the ramp's ends
     rounded to whole pairs (``truncate: true``, YaRN's default)."""
-    config = _entry("gpt-oss")[0].config
+    config = _entry("gpt-oss-20b")[0].config
     shipped, _ = config_rope_frequencies(config)
     scaling = {k: v for k, v in config["rope_scaling"].items() if k != "truncate"}
     rounded, _ = rope_frequencies(

@@ -83,7 +83,8 @@ def _():
     rows = []
     for link, layer_type, _, block, _ in _rows():
         original = block["original_max_position_embeddings"]
-        context = f"{block['max_position_embeddings']:,}"
+        longest = block["max_position_embeddings"]
+        context = "—" if longest is None else f"{longest:,}"  # Falcon-7B's file gives none
         rows.append(
             [
                 link,
@@ -179,9 +180,9 @@ def _():
 def _llama4_stretch() -> np.ndarray:
     """Per-pair stretch of Llama 4 Scout's rotating layers, from its gallery config."""
     for entry, report in _reports():
-        if entry.model.startswith("Llama 4"):
+        if entry.stem == "llama-4-scout-17b-16e":
             return np.array(report["layer_types"]["default"]["stretch"], dtype=float)
-    raise LookupError("the gallery has no Llama 4 config")
+    raise LookupError("the gallery has no Llama 4 Scout config")
 
 
 @value("llama4_kept")
@@ -303,16 +304,16 @@ def _():
     return ", ".join(several)
 
 
-def _gallery_config(prefix: str) -> dict:
-    """The config of the gallery model whose name starts with ``prefix``."""
+def _gallery_config(stem: str) -> dict:
+    """The config of the gallery file ``docs/data/models/<stem>.json``."""
     for entry in load_models():
-        if entry.model.startswith(prefix):
+        if entry.stem == stem:
             return entry.config
-    raise LookupError(f"the gallery has no model named {prefix}…")
+    raise LookupError(f"the gallery has no file {stem}.json")
 
 
 def _ministral_temperature():
-    return config_attention_temperature(_gallery_config("Ministral 3"))
+    return config_attention_temperature(_gallery_config("ministral-3-3b-reasoning-2512"))
 
 
 @value("ministral_beta")
@@ -353,7 +354,7 @@ def _():
 
 
 def _mla_config() -> dict:
-    return _gallery_config("DeepSeek-V3")
+    return _gallery_config("deepseek-v3")
 
 
 @value("mla_latent")
