@@ -28,8 +28,9 @@ family (``model_type``)            kind         read from
 
 A learned table enters once, at the input; ALiBi and T5's bias enter every attention
 layer's scores. A file without ``model_type`` (GPT-2's first ``config.json``) is read
-by its ``architectures``; Falcon's first releases name themselves ``RefinedWebModel``. :func:`nonrotary_positions` returns None for any other config (one
-that states RoPE, or a family this table does not name).
+by its ``architectures``; Falcon's first releases name themselves ``RefinedWebModel``.
+:func:`nonrotary_positions` returns None for any other config (one that states RoPE,
+or a family this table does not name).
 """
 
 from __future__ import annotations

@@ -399,7 +399,6 @@ READ = {
     "alibi",
     "relative_attention_num_buckets",
     "relative_attention_max_distance",
-    "position_embedding_type",
     # Hunyuan's remote code: whether its attention rotates
     "use_rotary_pos_emb",
 }
