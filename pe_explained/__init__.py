@@ -19,7 +19,7 @@ from .fire import fire_bias, fire_normalized_distance
 from .hf_config import config_rope_frequencies, rope_settings
 from .hf_nonrotary import nonrotary_positions
 from .kerple import KERPLE_VARIANTS, kerple_bias
-from .kv_cache import cached_angle_error, repeated_shift_error, shift_rotated_keys
+from .kv_cache import cached_angle_error, key_error, repeated_shift_error, shift_rotated_keys
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
 from .layer_positions import (
     config_attention_temperature,
@@ -40,11 +40,13 @@ from .multimodal import (
 )
 from .nope import nope_position_signal, recover_positions, uniform_attention
 from .packing import (
+    attended_offsets,
     cu_seqlens_from_position_ids,
     packed_causal_mask,
     packed_position_ids,
     packed_sequence_ids,
 )
+from .port_checks import check_rope_port, example_rope_port
 from .pose import pose_position_ids
 from .position_ids import opt_position_rows, position_ids_from_mask, score_shift_error
 from .precision import (
@@ -78,6 +80,12 @@ from .rope import (
     rope_wavelengths,
     yarn_correction_range,
 )
+from .runtimes import (
+    llama_cpp_arguments,
+    runtime_arguments,
+    vllm_arguments,
+    vllm_max_model_len,
+)
 from .self_extend import (
     group_attention_distances,
     group_attention_largest_distance,
@@ -87,7 +95,7 @@ from .self_extend import (
     self_extend_max_length,
 )
 from .sinusoidal import LAYOUTS, sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
-from .streaming import streaming_distances, streaming_positions
+from .streaming import learned_sink_weights, streaming_distances, streaming_positions
 from .t5 import t5_relative_bucket
 from .temperature import attention_temperature
 from .xpos import (
@@ -143,12 +151,15 @@ __all__ = [
     "shift_rotated_keys",
     "repeated_shift_error",
     "cached_angle_error",
+    "key_error",
     "streaming_positions",
     "streaming_distances",
+    "learned_sink_weights",
     "packed_position_ids",
     "packed_causal_mask",
     "cu_seqlens_from_position_ids",
     "packed_sequence_ids",
+    "attended_offsets",
     "self_extend_distances",
     "self_extend_largest_distance",
     "self_extend_max_length",
@@ -199,6 +210,12 @@ __all__ = [
     "mla_scores",
     "mla_softmax_scale",
     "inspect_config",
+    "llama_cpp_arguments",
+    "vllm_arguments",
+    "vllm_max_model_len",
+    "runtime_arguments",
+    "check_rope_port",
+    "example_rope_port",
 ]
 
 __version__ = "0.1.0"

@@ -33,6 +33,7 @@ __all__ = [
     "check_bool",
     "check_mask",
     "check_generator",
+    "check_callable",
 ]
 
 
@@ -386,5 +387,17 @@ def check_generator(name: str, value) -> np.random.Generator:
         raise TypeError(
             f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
             f"got {type(value).__name__} {value!r}"
+        )
+    return value
+
+
+def check_callable(name: str, value):
+    """A function the library will call, such as the ``rotate`` of a port under test.
+
+    Anything callable is accepted; what it returns is checked where it is called.
+    """
+    if not callable(value):
+        raise TypeError(
+            f"{name} must be callable (a function), got {type(value).__name__} {value!r}"
         )
     return value

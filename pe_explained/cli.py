@@ -5,7 +5,9 @@ Three commands:
 * ``table``   prints the sinusoidal encoding as a table of numbers;
 * ``heatmap`` prints it as text, one character per value;
 * ``inspect`` reads a model's ``config.json`` and reports what it does to
-  positions (:func:`pe_explained.model_report.inspect_config`), as text or JSON.
+  positions (:func:`pe_explained.model_report.inspect_config`), as text or JSON;
+  with ``--for llama.cpp`` or ``--for vllm``, the arguments that give the model
+  those positions in that runtime (:mod:`pe_explained.runtimes`).
 
 They need numpy alone. The book's figures are drawn by the book's own command
 line (``python -m pe_book figure``, in a clone of the book), which needs matplotlib.
@@ -26,6 +28,7 @@ import numpy as np
 from . import __version__
 from ._checks import check_int
 from .model_report import format_report, inspect_config
+from .runtimes import RUNTIMES, format_runtime_arguments, runtime_arguments
 from .sinusoidal import LAYOUTS, sinusoidal
 
 __all__ = ["main", "build_parser", "run_command", "format_table", "text_heatmap", "HEATMAP_CHARS"]
@@ -163,6 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="current sequence length, for rope types that read it (dynamic, longrope)",
     )
+    inspect.add_argument(
+        "--for",
+        dest="runtime",
+        choices=RUNTIMES,
+        help="print the arguments that give the model these positions in a runtime "
+        "(llama.cpp flags, vLLM --hf-overrides and --max-model-len; --seq-len sets the "
+        "context), with warnings for what the runtime cannot express",
+    )
     return parser
 
 
@@ -194,6 +205,11 @@ def _read_config(path: str) -> tuple[dict, str]:
 
 def _inspect(args) -> str:
     config, name = _read_config(args.config)
+    if args.runtime is not None:
+        result = runtime_arguments(config, args.runtime, seq_len=args.seq_len)
+        if args.json:
+            return json.dumps(result, indent=2, allow_nan=False)
+        return format_runtime_arguments(result, name=name)
     report = inspect_config(config, seq_len=args.seq_len)
     if args.json:
         return json.dumps(report, indent=2, allow_nan=False)

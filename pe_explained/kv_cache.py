@@ -65,7 +65,7 @@ from ._checks import (
 from .rope import _complex_dtype, _rotate_pairs, apply_rope
 from .sinusoidal import LAYOUTS
 
-__all__ = ["shift_rotated_keys", "repeated_shift_error", "cached_angle_error"]
+__all__ = ["shift_rotated_keys", "repeated_shift_error", "cached_angle_error", "key_error"]
 
 #: The most shifts × key entries :func:`repeated_shift_error` computes (about a second).
 MAX_SHIFT_WORK = 2**27
@@ -306,3 +306,51 @@ def cached_angle_error(positions, inv_freq_cached, inv_freq_current) -> np.ndarr
     check_same_shape("inv_freq_cached", cached, "inv_freq_current", current)
     gap = np.multiply.outer(pos.astype(np.float64), cached - current)  # m (ω_i − ω'_i)
     return np.pi - np.mod(np.pi - gap, 2 * np.pi)  # wrapped to (−π, π]
+
+
+def key_error(got, expected) -> float:
+    """How far keys are from the keys they should be: the largest relative error of a row.
+
+    ::
+
+        error = max over rows ‖got − expected‖ / ‖expected‖
+
+    the measure :func:`repeated_shift_error` reports (there ``expected`` is ``R(m) k``,
+    as long as ``k``). A shift done right leaves the rounding of the keys' dtype, about
+    ``1e-7`` in float32; an error near 1 or above is a key pointing elsewhere (two
+    random directions are ``√2`` apart).
+
+    Parameters
+    ----------
+    got, expected : array_like, shape (..., rows, head_dim)
+        Keys as a cache holds them after a shift, and the keys the forward pass computes
+        at the new positions; same shape, at least 2-D, no zero row in ``expected``.
+
+    Returns
+    -------
+    float
+        The largest relative error over every row (and every head of a batch).
+
+    Examples
+    --------
+    A key turned by R(Δ) with the attention factor put in a second time is ``a − 1``
+    off:
+
+    >>> inv_freq = np.array([1.0, 0.01])
+    >>> k = np.array([[1.0, 0.0, 0.0, 1.0]])
+    >>> cached = apply_rope(k, [3], inv_freq, attention_factor=1.2)
+    >>> fresh = apply_rope(k, [5], inv_freq, attention_factor=1.2)
+    >>> round(key_error(shift_rotated_keys(cached, 2, inv_freq), fresh), 12)
+    0.0
+    >>> again = apply_rope(cached, [2], inv_freq, attention_factor=1.2)
+    >>> round(key_error(again, fresh), 12)
+    0.2
+    """
+    got = check_array("got", got, ndim=range(2, 65), rule="at least 2-D (rows, head_dim)")
+    got = check_array("got", got, nonempty=True)
+    expected = check_array("expected", expected, nonempty=True)
+    check_same_shape("got", got, "expected", expected)
+    norms = np.linalg.norm(expected, axis=-1)
+    if not np.all(norms > 0):
+        raise ValueError("expected must hold no zero row (the error is relative to it)")
+    return float(np.max(np.linalg.norm(got - expected, axis=-1) / norms))  # max ‖g − e‖/‖e‖

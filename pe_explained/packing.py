@@ -27,6 +27,11 @@ the positions (``reset=False``) has a cost twice over: a later document's first 
 sits at the position where the previous one ended, never at 0 as in training on a
 single document; and since nothing restarts, both rules find one document, so the
 kernel lets every document attend to the ones before it.
+
+What a RoPE score then sees is the offset ``m − n`` of the two ids, for every pair
+the mask lets attend (:func:`attended_offsets`): offsets as long as the whole row when
+neither the ids restart nor the mask is cut, and negative ones (a key whose id is
+larger than its query's) when the ids restart but the mask is not cut.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ __all__ = [
     "packed_causal_mask",
     "cu_seqlens_from_position_ids",
     "packed_sequence_ids",
+    "attended_offsets",
 ]
 
 #: The most tokens :func:`packed_position_ids` lays out (2**24: 128 MiB of int64 ids).
@@ -48,6 +54,9 @@ MAX_TOKENS = 2**24
 #: The most entries of a mask :func:`packed_causal_mask` builds (2**26 bools: 64 MiB,
 #: a row of 8,192 tokens).
 MAX_MASK_ENTRIES = 2**26
+#: The most entries of a mask :func:`attended_offsets` reads (2**22: a row of 2,048
+#: tokens, at most 32 MiB of int64 offsets).
+MAX_OFFSET_ENTRIES = 2**22
 
 
 def _lengths(lengths, limit: int, what: str) -> tuple[np.ndarray, int]:
@@ -219,3 +228,62 @@ def packed_sequence_ids(position_ids) -> np.ndarray:
     # a step of anything but +1 starts a document; the first token counts as a step of +1
     steps = np.diff(rows, axis=-1, prepend=rows[:, :1] - 1)
     return np.cumsum(steps != 1, axis=-1).reshape(ids.shape).astype(np.int64)
+
+
+def attended_offsets(position_ids, mask) -> np.ndarray:
+    """The offsets ``m − n`` that the scores of one row see: query id minus key id, for
+    every pair the mask lets attend.
+
+    A RoPE score depends on its query's and its key's ids through ``m − n`` alone
+    (Su et al., 2021), so the offsets a row's allowed pairs carry are the distances the
+    model is shown. With ids that restart at every document and the block-diagonal
+    mask (:func:`packed_causal_mask`) they run from 0 to the longest document's length
+    minus one, as for each document alone; with one count over the row and the plain
+    causal mask, up to the row's length minus one; with ids that restart under the
+    plain causal mask, a token also sees the earlier documents' keys at negative
+    offsets, which causal training on single documents never shows::
+
+        offsets = [ids[i] − ids[j] for i, j in row-major order if mask[i, j]]
+
+    Parameters
+    ----------
+    position_ids : array_like of int, shape (seq,)
+        The row's position ids, >= 0.
+    mask : array_like of bool, shape (seq, seq)
+        ``mask[i, j]``: query ``i`` may attend key ``j``. At most 2**22 entries (a
+        row of 2,048 tokens).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_allowed,)
+        One offset per allowed pair, queries in order and each query's keys in order
+        (the order of ``numpy.argwhere(mask)``).
+
+    References
+    ----------
+    Su et al. (2021), RoFormer, eq. 16 (the score of ``R(m) q`` and ``R(n) k`` is a
+    function of ``m − n``).
+
+    Examples
+    --------
+    Two documents of 2 and 3 tokens, ids restarting, under the block-diagonal mask and
+    under the plain causal mask:
+
+    >>> from pe_explained.attention import causal_mask
+    >>> ids = packed_position_ids([2, 3])
+    >>> attended_offsets(ids, packed_causal_mask([2, 3])).tolist()
+    [0, 1, 0, 0, 1, 0, 2, 1, 0]
+    >>> attended_offsets(ids, causal_mask(5)).tolist()
+    [0, 1, 0, 0, -1, 0, 1, 0, 1, 0, 2, 1, 2, 1, 0]
+    """
+    ids = check_array("position_ids", position_ids, kind="integer", ndim=1, minimum=0)
+    allowed = check_array("mask", mask, kind="bool", ndim=2)
+    if allowed.shape != (ids.size, ids.size):
+        raise ValueError(
+            f"mask must have shape (seq, seq) with seq = len(position_ids) = {ids.size}, "
+            f"got {allowed.shape}"
+        )
+    check_size("mask", allowed.size, limit=MAX_OFFSET_ENTRIES, what="a mask")
+    queries = np.broadcast_to(ids[:, None], allowed.shape)
+    keys = np.broadcast_to(ids[None, :], allowed.shape)
+    return queries[allowed] - keys[allowed]  # m − n of every allowed (query, key) pair

@@ -22,15 +22,20 @@ of rotated keys reaches the same positions by shifting: at every step past
 ``n_sink + window`` tokens the window's keys move back by one (``Δ = −1``) and the
 sinks stay (``Δ = 0``), :func:`~pe_explained.shift_rotated_keys` with one shift per
 row.
+
+A *learned* sink is another thing under a similar name (:func:`learned_sink_weights`):
+gpt-oss gives every head one trained logit that joins the softmax's denominator and
+takes a share of the attention, with no key, no value and no position behind it.
+Nothing of it is cached, evicted or shifted.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_choice, check_int, check_size
+from ._checks import check_array, check_choice, check_float, check_int, check_size
 
-__all__ = ["streaming_positions", "streaming_distances"]
+__all__ = ["streaming_positions", "streaming_distances", "learned_sink_weights"]
 
 #: How positions are assigned to the kept tokens (see the module docstring).
 MODES = ("cache", "original")
@@ -130,3 +135,62 @@ def streaming_distances(total, n_sink, window, *, mode="cache") -> np.ndarray:
     check_size("n_sink + window", n_kept**2, limit=MAX_ENTRIES, what="a distance matrix")
     _, positions = _kept(total, n_sink, window, mode)
     return positions[:, None] - positions[None, :]  # q_pos − k_pos
+
+
+def learned_sink_weights(scores, sink_logit) -> tuple[np.ndarray, np.ndarray]:
+    """Attention weights of one head with a learned sink logit, and the share the sink takes.
+
+    gpt-oss appends one trained logit ``b`` per head to every row of scores before the
+    softmax and drops its column afterwards, so the keys' weights add up to less than
+    one::
+
+        w_j = exp(s_j) / (exp(b) + Σ_l exp(s_l)),     sink = exp(b) / (exp(b) + Σ_l exp(s_l))
+
+    The sink is a logit, not a token: it has no key, no value (it adds nothing to the
+    head's output) and no position, so a cache holds nothing for it and nothing about
+    it changes when tokens are evicted or shifted. A row whose every key is masked
+    (``−inf``) gives all of its weight to the sink, and the head outputs zero.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., n_keys)
+        The head's scores (after the ``1/√d_k`` scale and any mask); ``−inf`` marks a
+        masked key, NaN and ``+inf`` are refused.
+    sink_logit : float
+        The head's sink logit ``b`` (gpt-oss's ``sinks`` parameter, one per head).
+
+    Returns
+    -------
+    weights : ndarray of float64, same shape as ``scores``
+        ``w_j`` for every key.
+    sink : ndarray of float64, shape ``scores.shape[:-1]``
+        The share of each row the sink took; ``weights.sum(-1) + sink`` is 1.
+
+    References
+    ----------
+    transformers 5.23, ``models/gpt_oss/modeling_gpt_oss.py``: the ``sinks`` parameter
+    of ``GptOssAttention`` and ``eager_attention_forward`` (the sinks concatenated to
+    the scores, the row maximum subtracted, softmax, the last column dropped). OpenAI
+    (2025), gpt-oss-120b & gpt-oss-20b Model Card, arXiv:2508.10925.
+
+    Examples
+    --------
+    Four keys of equal score and a sink logit of ln 4: the sink takes half.
+
+    >>> weights, sink = learned_sink_weights(np.zeros(4), np.log(4.0))
+    >>> weights.tolist(), float(sink)
+    ([0.125, 0.125, 0.125, 0.125], 0.5)
+    >>> learned_sink_weights([-np.inf, -np.inf], 0.0)[1].tolist()  # nothing to attend to
+    1.0
+    """
+    scores = check_array("scores", scores, ndim=range(1, 65), rule="at least 1-D", finite=False)
+    if np.isnan(scores).any():
+        raise ValueError("scores must not contain NaN")
+    if np.isposinf(scores).any():
+        raise ValueError("scores must not contain +inf (-inf marks a masked key)")
+    sink_logit = check_float("sink_logit", sink_logit)
+    top = np.maximum(scores.max(axis=-1, initial=-np.inf), sink_logit)  # finite: b is
+    keys = np.exp(scores - top[..., None])  # exp(s_j − top); exp(−inf) = 0 for a masked key
+    sink = np.exp(sink_logit - top)  # exp(b − top)
+    total = keys.sum(axis=-1) + sink  # exp(b) + Σ exp(s_l), both divided by exp(top)
+    return keys / total[..., None], sink / total

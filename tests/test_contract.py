@@ -42,6 +42,8 @@ rng             ``0``, ``None``, ``"seed"``, a ``numpy.random.RandomState``   Ty
 dca config      a string, ``None``, a bool or a string ``chunk_size``         TypeError
                 an unknown key, ``local_size`` >= ``chunk_size``, a           ValueError
                 negative ``local_size``
+callable        ``None``, a string, an array, a function returning ``None``   TypeError
+                a function that raises, or returns the wrong shape            ValueError
 ==============  ============================================================  ===========
 
 Every argument of an array kind (and ``positions``) also gets an *empty* value,
@@ -228,7 +230,21 @@ SUBSTITUTIONS: dict[str, Callable[[object], list[tuple[object, type]]]] = {
         ({"chunk_size": 512, "local_size": 512}, ValueError),
         ({"local_size": -1}, ValueError),
     ],
+    # a function the library calls (check_rope_port's port)
+    "callable": lambda v: [
+        (None, TypeError),
+        ("apply_rope", TypeError),
+        (np.ones(3), TypeError),
+        (lambda x, positions: None, TypeError),
+        (_port_that_raises, ValueError),
+        (lambda x, positions: x[..., :-1], ValueError),
+    ],
 }
+
+
+def _port_that_raises(x, positions):
+    raise RuntimeError("no kernel for this shape")
+
 
 #: Kinds whose arguments need an ``empty`` decision.
 ARRAY_KINDS = {
@@ -977,6 +993,31 @@ CALLS["inspect_config"] = (
         {"config": "config", "seq_len": "int?"},
     ),
 )
+# the arguments that give a config's positions in llama.cpp and vLLM (runtimes.py)
+CALLS["llama_cpp_arguments"] = (
+    Call(
+        pe.llama_cpp_arguments,
+        {"config": ROPE_CONFIG, "seq_len": 64},
+        {"config": "config", "seq_len": "int?"},
+    ),
+)
+CALLS["vllm_arguments"] = (
+    Call(
+        pe.vllm_arguments,
+        {"config": ROPE_CONFIG, "seq_len": 64},
+        {"config": "config", "seq_len": "int?"},
+    ),
+)
+CALLS["vllm_max_model_len"] = (
+    Call(pe.vllm_max_model_len, {"config": ROPE_CONFIG}, {"config": "config"}),
+)
+CALLS["runtime_arguments"] = (
+    Call(
+        pe.runtime_arguments,
+        {"config": ROPE_CONFIG, "runtime": "vllm", "seq_len": 64},
+        {"config": "config", "runtime": "choice", "seq_len": "int?"},
+    ),
+)
 CALLS["attention_temperature"] = (
     Call(
         pe.attention_temperature,
@@ -1295,6 +1336,15 @@ CALLS["packed_sequence_ids"] = (
         empty={"position_ids": "result"},
     ),
 )
+CALLS["attended_offsets"] = (
+    Call(
+        pe.attended_offsets,
+        {"position_ids": PACKED_IDS[0], "mask": pe.packed_causal_mask([3, 2])},
+        {"position_ids": "int array", "mask": "bool array"},
+        # one argument emptied alone no longer matches the other's shape
+        empty={"position_ids": "error", "mask": "error"},
+    ),
+)
 
 # positions at inference: remapped distances (Self-Extend, DCA, ReRoPE) and PoSE's ids
 SELF_EXTEND_KINDS = {
@@ -1426,6 +1476,36 @@ CALLS["pose_position_ids"] = (
             "num_chunks": INT,
             "return_chunk_starts": "bool",
         },
+    ),
+)
+CALLS["check_rope_port"] = (
+    Call(
+        pe.check_rope_port,
+        {
+            "rotate": pe.example_rope_port("library", 8),
+            "head_dim": 8,
+            "base": 10000.0,
+            "layout": "halves",
+            "dtype": np.float32,
+            "far_position": 1000,
+            "exact_angles": False,
+        },
+        {
+            "rotate": "callable",
+            "head_dim": INT,
+            **BASE,
+            "layout": "choice",
+            "dtype": "dtype",
+            "far_position": INT,
+            "exact_angles": "bool",
+        },
+    ),
+)
+CALLS["example_rope_port"] = (
+    Call(
+        pe.example_rope_port,
+        {"variant": "negated angle", "head_dim": 8, "base": 10000.0, "layout": "halves"},
+        {"variant": "choice", "head_dim": INT, **BASE, "layout": "choice"},
     ),
 )
 

@@ -18,6 +18,7 @@ from pe_explained import (
     apply_mrope,
     apply_rope,
     cached_angle_error,
+    key_error,
     mrope_position_ids,
     repeated_shift_error,
     rope_frequencies,
@@ -410,5 +411,57 @@ def test_evicting_an_image_calls_for_its_side_not_its_number_of_tokens():
     ],
 )
 def test_bad_arguments_are_refused_naming_them(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# ---------------------------------------------------------------------------
+# The error of keys against the keys they should be
+# ---------------------------------------------------------------------------
+
+
+def test_key_error_by_hand():
+    # row 0 off by (0, 1) of a key of length 2; row 1 exact
+    got = np.array([[2.0, 1.0], [0.0, 3.0]])
+    want = np.array([[2.0, 0.0], [0.0, 3.0]])
+    assert key_error(got, want) == pytest.approx(0.5)
+    assert key_error(want, want) == 0.0
+
+
+def test_key_error_of_an_attention_factor_applied_twice_is_the_factor_minus_one():
+    freq, factor = rope_frequencies(HEAD_DIM, scaling=YARN)
+    cached = apply_rope(KEYS, POSITIONS, freq, attention_factor=factor)
+    fresh = apply_rope(KEYS, POSITIONS + 300, freq, attention_factor=factor)
+    again = apply_rope(cached, np.full(12, 300), freq, attention_factor=factor)
+    assert key_error(again, fresh) == pytest.approx(factor - 1)
+    assert key_error(shift_rotated_keys(cached, 300, freq), fresh) < 1e-12
+
+
+def test_key_error_is_the_measure_of_repeated_shift_error():
+    """After j shifts, repeated_shift_error reports key_error of the stored keys against
+    the exact ones: rebuild the stored keys with an independent loop and compare."""
+    keys = DRIFT_KEYS[:8]
+    stored = apply_rope(keys, np.arange(8), INV_FREQ).astype(np.float16).astype(np.float32)
+    for _ in range(5):
+        turned = shift_rotated_keys(stored, -3, INV_FREQ)
+        stored = turned.astype(np.float16).astype(np.float32)
+    truth = apply_rope(keys, np.arange(8) + 5 * 40, INV_FREQ)  # a wrong target …
+    exact = shift_rotated_keys(apply_rope(keys, np.arange(8) + 100, INV_FREQ), -115, INV_FREQ)
+    err = repeated_shift_error(keys, np.arange(8), -3, 5, INV_FREQ, dtype=np.float16)
+    assert key_error(stored, exact) == pytest.approx(err[-1], rel=1e-6)
+    assert key_error(stored, truth) > 100 * err[-1]  # … is told apart
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: key_error(np.ones((2, 4)), np.ones((3, 4))), ValueError, "same shape"),
+        (lambda: key_error(np.ones((2, 4)), np.zeros((2, 4))), ValueError, "zero row"),
+        (lambda: key_error(np.ones((0, 4)), np.ones((0, 4))), ValueError, "got must not be empty"),
+        (lambda: key_error(np.ones(4), np.ones(4)), ValueError, "got must be"),
+        (lambda: key_error("keys", np.ones((2, 4))), TypeError, "got"),
+    ],
+)
+def test_key_error_refuses_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()

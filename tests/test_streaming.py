@@ -8,6 +8,7 @@ import pytest
 
 from pe_explained import (
     apply_rope,
+    learned_sink_weights,
     rope_frequencies,
     shift_rotated_keys,
     streaming_distances,
@@ -96,5 +97,92 @@ def test_a_cache_of_rotated_keys_reaches_the_cache_positions_by_shifting():
     ],
 )
 def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# ---------------------------------------------------------------------------
+# A learned sink: a logit in the softmax's denominator, no token and no position
+# ---------------------------------------------------------------------------
+
+
+def _sink_softmax_by_hand(scores, sink_logit):
+    """gpt-oss's recipe as transformers writes it (``eager_attention_forward`` in
+    ``models/gpt_oss/modeling_gpt_oss.py``): the sink logit appended as one more column,
+    the row's maximum subtracted, softmax, the last column dropped."""
+    scores = np.asarray(scores, dtype=np.float64)
+    column = np.full((*scores.shape[:-1], 1), float(sink_logit))
+    combined = np.concatenate([scores, column], axis=-1)
+    combined = combined - combined.max(axis=-1, keepdims=True)
+    probs = np.exp(combined) / np.exp(combined).sum(axis=-1, keepdims=True)
+    return probs[..., :-1], probs[..., -1]
+
+
+def test_equal_scores_by_hand():
+    """n keys of score 0 and a sink logit b: each key e^0 / (e^b + n), the sink e^b / (e^b + n)."""
+    weights, sink = learned_sink_weights(np.zeros(4), np.log(4.0))
+    np.testing.assert_allclose(weights, [0.125] * 4)
+    assert sink == pytest.approx(0.5)
+    weights, sink = learned_sink_weights(np.zeros(3), 0.0)
+    np.testing.assert_allclose(weights, [0.25] * 3)
+    assert sink == pytest.approx(0.25)
+
+
+def test_weights_and_sink_add_up_to_one_and_match_the_reference_recipe():
+    scores = np.random.default_rng(3).normal(scale=4.0, size=(2, 5, 7))
+    for sink_logit in (-20.0, -1.5, 0.0, 2.5, 30.0):
+        weights, sink = learned_sink_weights(scores, sink_logit)
+        np.testing.assert_allclose(weights.sum(axis=-1) + sink, 1.0, rtol=1e-12)
+        ref_weights, ref_sink = _sink_softmax_by_hand(scores, sink_logit)
+        np.testing.assert_allclose(weights, ref_weights, rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(sink, ref_sink, rtol=1e-12, atol=1e-300)
+    # the harness tells a plain softmax (no sink) apart
+    plain = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
+    assert np.abs(learned_sink_weights(scores, 2.5)[0] - plain).max() > 0.01
+
+
+def test_a_very_low_sink_logit_is_a_plain_softmax():
+    scores = np.array([1.0, 2.0, 3.0])
+    weights, sink = learned_sink_weights(scores, -1000.0)
+    np.testing.assert_allclose(weights, np.exp(scores) / np.exp(scores).sum(), rtol=1e-12)
+    assert sink == 0.0
+
+
+def test_a_masked_row_gives_every_weight_to_the_sink():
+    """With every key masked (−inf), a plain softmax has no answer; the sink takes it all,
+    and the head's output is the zero vector."""
+    weights, sink = learned_sink_weights(np.full(5, -np.inf), 0.7)
+    assert weights.tolist() == [0.0] * 5
+    assert sink == 1.0
+
+
+def test_adding_one_constant_to_the_scores_and_the_sink_changes_nothing():
+    """The sink is one more logit of the softmax: raising the scores by c is the same as
+    lowering the sink logit by c."""
+    scores = np.array([0.3, -1.0, 2.0])
+    w1, s1 = learned_sink_weights(scores + 1.0, 0.5)
+    w2, s2 = learned_sink_weights(scores, -0.5)
+    np.testing.assert_allclose(w1, w2, rtol=1e-12)
+    assert s1 == pytest.approx(s2, rel=1e-12)
+
+
+def test_large_logits_do_not_overflow():
+    weights, sink = learned_sink_weights(np.array([1000.0, 999.0]), 1001.0)
+    assert np.all(np.isfinite(weights)) and np.isfinite(sink)
+    assert sink == pytest.approx(1 / (1 + np.exp(-1) + np.exp(-2)))
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: learned_sink_weights([0.0, np.nan], 0.0), ValueError, "scores"),
+        (lambda: learned_sink_weights([0.0, np.inf], 0.0), ValueError, "scores"),
+        (lambda: learned_sink_weights([0.0, 1.0], np.inf), ValueError, "sink_logit"),
+        (lambda: learned_sink_weights([0.0, 1.0], "0"), TypeError, "sink_logit"),
+        (lambda: learned_sink_weights(3.0, 0.0), ValueError, "scores must be"),
+        (lambda: learned_sink_weights([True, False], 0.0), TypeError, "scores"),
+    ],
+)
+def test_learned_sink_weights_refuses_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
