@@ -29,9 +29,17 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .text import inline_math_html
+from .text import curly_apostrophes, inline_math_html
 
-__all__ = ["INTERACTIVES", "InteractiveSpec", "colormap_stops", "interactive", "interactive_html"]
+__all__ = [
+    "DARK_DIVERGING",
+    "INTERACTIVES",
+    "InteractiveSpec",
+    "colormap_stops",
+    "heatmap_colours",
+    "interactive",
+    "interactive_html",
+]
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,30 @@ def colormap_stops(name: str, count: int = 11) -> list[str]:
     return [to_hex(cmap(i / (count - 1))) for i in range(count)]
 
 
+#: The diverging map of the widgets' heatmaps on the dark palette: its middle (zero) is
+#: near-black, where the figures' red–blue map has white, which on a dark page turns every
+#: column near zero into a white block; negative stays blue and positive red.
+DARK_DIVERGING = "berlin"
+
+
+def heatmap_colours(kind: str) -> dict[str, list[str]]:
+    """The colour stops of a widget's heatmap in each palette, ``{"light": …, "dark": …}``:
+    ``kind`` is ``"sequential"`` or ``"diverging"``, the figures' maps (pe_book.style), but
+    :data:`DARK_DIVERGING` for a diverging one on the dark palette. The widget draws both
+    and book.css shows the page's, so the palette toggle needs no redraw."""
+    from .style import THEMES
+
+    if kind not in ("sequential", "diverging"):
+        raise ValueError(f"kind must be 'sequential' or 'diverging', got {kind!r}")
+    light = getattr(THEMES["light"], kind)
+    dark = DARK_DIVERGING if kind == "diverging" else getattr(THEMES["dark"], kind)
+    return {"light": colormap_stops(light), "dark": colormap_stops(dark)}
+
+
+#: How many of the palette's line colours a widget may use (Figure 15.1 has six lines).
+LINE_COLOURS = 6
+
+
 def _palette_style() -> str:
     """The line colours of both palettes as CSS variables; book.css picks one set by the
     page's colour scheme, so the palette toggle recolours the widget with no redraw."""
@@ -78,7 +110,7 @@ def _palette_style() -> str:
     return ";".join(
         f"--pe-{theme}-c{i + 1}:{colour}"
         for theme in ("light", "dark")
-        for i, colour in enumerate(THEMES[theme].cycle[:3])
+        for i, colour in enumerate(THEMES[theme].cycle[:LINE_COLOURS])
     )
 
 
@@ -90,7 +122,8 @@ def interactive_html(name: str) -> str:
         raise TypeError(f"interactive {name!r} must return a dict of parameters")
     data = html.escape(json.dumps(params, separators=(",", ":"), sort_keys=True), quote=True)
     anchor = f"interactive-{name.replace('_', '-')}"
-    title = inline_math_html(spec.title, plain=True)  # $…$ set as the prose sets it
+    # $…$ set as the prose sets it, apostrophes curly as the prose's
+    title = inline_math_html(curly_apostrophes(spec.title), plain=True)
     return (
         f'<div class="pe-interactive" id="{anchor}" data-interactive="{name}" '
         f'data-defaults="{data}" style="{_palette_style()}" hidden>'

@@ -5,7 +5,8 @@
     .venv/bin/python scripts/screenshots.py --site DIR foundations/sinusoidal/ modern/rope/
 
 Serves the built site on 127.0.0.1 (a free port), opens each page with the
-system Chromium (/usr/bin/chromium), and writes full-page PNGs named
+system Chromium (/usr/bin/chromium), scrolls through it (the interactive figures are
+built only when they near the screen), and writes full-page PNGs named
 ``<page>-light.png`` / ``<page>-dark.png`` into ``screenshots/`` (or --out).
 The dark variant is what a reader whose system prefers a dark scheme sees.
 """
@@ -104,6 +105,29 @@ def serve(site: Path):
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+#: Scroll down a screen at a time, as a reader does, then back to the top: the widgets
+#: (interactive.js) are built only when their figure comes near the screen.
+_SCROLL_THROUGH = """async () => {
+  const pause = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 30)));
+  for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
+    scrollTo(0, y);
+    await pause();
+  }
+  scrollTo(0, 0);
+  await pause();
+  return [...document.querySelectorAll(".pe-interactive[data-interactive]")]
+    .filter((w) => !w.dataset.ready).map((w) => w.dataset.interactive);
+}"""
+
+
+def scroll_through(page) -> None:
+    """Scroll ``page`` from top to bottom and back, so that every widget on it is built
+    before a full-page screenshot; raises if one is still unbuilt."""
+    unbuilt = page.evaluate(_SCROLL_THROUGH)
+    if unbuilt:
+        raise RuntimeError(f"{page.url}: widgets not built after scrolling: {unbuilt}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pages", nargs="*", help="page paths such as foundations/sinusoidal/")
@@ -133,6 +157,7 @@ def main(argv=None) -> int:
                         "document.querySelectorAll('img[loading=lazy]')"
                         ".forEach(i => i.loading = 'eager')"
                     )
+                    scroll_through(page)
                     page.wait_for_load_state("networkidle")
                     name = f"{shot_name(path)}-{scheme}.png"
                     page.screenshot(path=str(args.out / name), full_page=True)

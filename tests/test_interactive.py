@@ -100,10 +100,29 @@ def test_the_rope_widget_starts_from_the_pages_example():
     assert d["q"] == q[0].tolist() and d["k"] == k[0].tolist()
 
 
-def test_heatmap_colours_are_those_of_both_palettes():
-    """The widget takes its colour stops from one palette: both must use the same maps."""
-    assert THEMES["light"].diverging == THEMES["dark"].diverging
-    assert THEMES["light"].sequential == THEMES["dark"].sequential
+def test_heatmap_colours_are_the_figures_but_zero_is_dark_on_the_dark_palette():
+    """A widget's heatmap takes the figures' map in each palette (pe_book.style), except a
+    diverging map on the dark palette: there zero is near-black, not white, with negative
+    still blue and positive still red."""
+    from matplotlib.colors import to_rgb
+
+    from pe_book.interactive import colormap_stops, heatmap_colours
+
+    for kind in ("sequential", "diverging"):
+        colours = heatmap_colours(kind)
+        assert colours["light"] == colormap_stops(getattr(THEMES["light"], kind))
+        if kind == "sequential":
+            assert colours["dark"] == colormap_stops(THEMES["dark"].sequential)
+    dark = [to_rgb(c) for c in heatmap_colours("diverging")["dark"]]
+    light = [to_rgb(c) for c in heatmap_colours("diverging")["light"]]
+    middle = len(dark) // 2
+    assert max(dark[middle]) < 0.15 < min(light[middle]), "zero: dark on dark, white on light"
+    for stops in (dark, light):
+        assert stops[0][2] > stops[0][0] and stops[-1][0] > stops[-1][2], "−1 blue, +1 red"
+    assert INTERACTIVES["sinusoidal"].defaults()["colormap"] == heatmap_colours("diverging")
+    assert INTERACTIVES["alibi"].defaults()["colormap"] == heatmap_colours("sequential")
+    with pytest.raises(ValueError, match="kind"):
+        heatmap_colours("cyclic")
 
 
 def test_an_unknown_interactive_figure_fails_with_page_and_name():
@@ -242,6 +261,25 @@ LENGTH_RATIOS = (1.0, 1.5, 4.0, 32.0)
 LLAMA3 = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}
 
 
+def _scaled_params(cases) -> list[dict]:
+    """The widget's parameters of ``scaledFrequencies`` for (method, d, base, factor,
+    context, seq_len) cases, with Llama 3's and YaRN's defaults."""
+    return [
+        {
+            "headDim": d,
+            "base": b,
+            "factor": factor,
+            "context": context,
+            "seqLen": seq_len,
+            "lowFreqFactor": LLAMA3["low_freq_factor"],
+            "highFreqFactor": LLAMA3["high_freq_factor"],
+            "betaFast": 32.0,
+            "betaSlow": 1.0,
+        }
+        for _, d, b, factor, context, seq_len in cases
+    ]
+
+
 def _expected_frequencies(method, d, b, factor, context, seq_len):
     ctx = {"factor": factor, "original_max_position_embeddings": context}
     if method == "ntk":
@@ -262,20 +300,7 @@ def check_scaled_frequencies(math):
             cases.append((method, d, b, factor, context, context))
         for ratio in LENGTH_RATIOS:
             cases.append(("dynamic", d, b, factor, context, round(ratio * context)))
-    params = [
-        {
-            "headDim": d,
-            "base": b,
-            "factor": factor,
-            "context": context,
-            "seqLen": seq_len,
-            "lowFreqFactor": LLAMA3["low_freq_factor"],
-            "highFreqFactor": LLAMA3["high_freq_factor"],
-            "betaFast": 32.0,
-            "betaSlow": 1.0,
-        }
-        for _, d, b, factor, context, seq_len in cases
-    ]
+    params = _scaled_params(cases)
     results = math("scaledFrequencies", [(c[0], p) for c, p in zip(cases, params, strict=True)])
     for case, js in zip(cases, results, strict=True):
         inv_freq, attention_factor = _expected_frequencies(*case)
@@ -309,6 +334,28 @@ def check_scaling_parts(math):
     )
 
 
+def check_pair_groups(math):
+    """The pairs a rule keeps, blends and divides, as rope_pair_groups counts them."""
+    cases = []
+    for (d, b, context), factor in itertools.product(SCALING_SHAPES, FACTORS):
+        for method in ("linear", "yarn", "llama3", "dynamic"):
+            seq_len = 4 * context if method == "dynamic" else context
+            cases.append((method, d, b, factor, context, seq_len))
+    params = _scaled_params(cases)
+    scaled = math("scaledFrequencies", [(c[0], p) for c, p in zip(cases, params, strict=True)])
+    plain = math("ropeFrequencies", [(c[1], c[2]) for c in cases])
+    calls = [(s["invFreq"], w, c[3]) for s, w, c in zip(scaled, plain, cases, strict=True)]
+    for case, js in zip(cases, math("pairGroups", calls), strict=True):
+        method, d, b, factor, context, seq_len = case
+        scaling = {"rope_type": method, "factor": factor}
+        if method != "linear":
+            scaling["original_max_position_embeddings"] = context
+        if method == "llama3":
+            scaling.update(LLAMA3)
+        expected = pe.rope_pair_groups(d, base=b, scaling=scaling, seq_len=seq_len)
+        assert tuple(js) == expected, f"pairGroups{case}: {js} != {expected}"
+
+
 def check_alibi(math):
     counts = list(range(1, 131))
     for n, js in zip(counts, math("alibiSlopes", [(n,) for n in counts]), strict=True):
@@ -326,6 +373,7 @@ CHECKS = {
     "rope_score": check_rope_score,
     "scaled_frequencies": check_scaled_frequencies,
     "scaling_parts": check_scaling_parts,
+    "pair_groups": check_pair_groups,
     "alibi": check_alibi,
 }
 
@@ -354,6 +402,7 @@ PERTURBATIONS = [
     ),
     ("scaled_frequencies", "+ smooth * w;", "+ smooth * w * (1 + 1e-8);"),
     ("scaling_parts", "0.1 * Math.log(factor) + 1", "0.1 * Math.log(factor) + 1.000000005"),
+    ("pair_groups", "close(w, plain[i] / factor)", "close(w, plain[i] * factor)"),
     ("alibi", "filter((_, i) => i % 2 === 0)", "filter((_, i) => i % 2 === 1)"),
 ]
 
@@ -404,7 +453,7 @@ _STATE = """(name) => {
     svgs: root.querySelectorAll(".pe-i-plot svg[role=img][aria-label]").length,
     unlabelled: [...root.querySelectorAll("input, select")].filter(
       c => !c.labels || !c.labels.length || !c.labels[0].textContent.trim()).length,
-    controls: root.querySelectorAll("input[type=range], select").length,
+    controls: root.querySelectorAll(".pe-i-control").length,
     readout: root.querySelector(".pe-i-readout").textContent,
     label: plot.getAttribute("aria-label"),
     stroke: getComputedStyle(line).stroke,
@@ -560,9 +609,11 @@ def test_readouts_set_powers_and_indices_as_the_prose_does(browser, server):
             assert readout.locator(tag).count() > 0 and readout.locator("var").count() > 0
             # so do the controls' labels and the plots' axis labels and legends
             widget = page.locator(f".pe-interactive[data-interactive='{name}']")
-            labels = " ".join(widget.locator("label, button").all_text_contents())
+            labels = " ".join(
+                widget.locator("label, button, .pe-i-control > span").all_text_contents()
+            )
             assert not re.search(r"\^|_\{|\*|\w_\w", labels), (name, labels)
-            assert widget.locator("label var").count() > 0, name
+            assert widget.locator(".pe-i-control var").count() > 0, name
             plots = " ".join(widget.locator("svg text").all_text_contents())
             assert not re.search(r"\^\{|_\{|\*", plots), (name, plots)
             assert widget.locator("svg tspan[font-style='italic']").count() > 0, name

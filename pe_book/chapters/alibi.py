@@ -9,8 +9,8 @@ from pe_explained.alibi import alibi_bias, alibi_slopes
 from pe_explained.attention import softmax
 
 from .. import Table, figure, table, value
-from ..interactive import colormap_stops, interactive
-from ..style import THEMES, direct_labels, new_figure, phone_layout_active
+from ..interactive import heatmap_colours, interactive
+from ..style import direct_labels, new_figure, phone_layout_active
 from ..text import format_cell
 
 HEAD_COUNTS = (8, 12, 16)
@@ -122,7 +122,7 @@ def _():
     return {
         "num_heads": FIGURE_HEADS,
         "length": FIGURE_LEN,
-        "colormap": colormap_stops(THEMES["light"].sequential),
+        "colormap": heatmap_colours("sequential"),
     }
 
 

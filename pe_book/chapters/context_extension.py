@@ -163,8 +163,8 @@ def _(theme):
 
 @interactive(
     "context",
-    title="Try it: each method's stretch of every pair and YaRN's attention factor, for "
-    "any factor, head width, base and trained length.",
+    title="Try it: each method's stretch of every pair and its attention factor, if it has "
+    "one, for any factor, head width, base and trained length.",
 )
 def _():
     import inspect

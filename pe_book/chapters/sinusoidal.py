@@ -10,9 +10,9 @@ from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_waveleng
 from pe_explained.conventions import tensor2tensor_timing_signal
 
 from .. import Table, figure, table, value
-from ..interactive import colormap_stops, interactive
+from ..interactive import heatmap_colours, interactive
 from ..notation import DM
-from ..style import THEMES, new_figure, phone_layout_active
+from ..style import new_figure, phone_layout_active
 from ..text import format_bound
 
 HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
@@ -172,7 +172,7 @@ def _():
         "d_model": HEATMAP_D_MODEL,
         "positions": HEATMAP_POSITIONS,
         "base": inspect.signature(sinusoidal).parameters["base"].default,
-        "colormap": colormap_stops(THEMES["light"].diverging),
+        "colormap": heatmap_colours("diverging"),
     }
 
 

@@ -1,19 +1,16 @@
-/* Interactive figures: widgets the reader drives, beside the static figures.
+/* Interactive figures: widgets the reader drives, after the static figures.
  *
- * A page holds a hidden <div class="pe-interactive" data-interactive="NAME"
- * data-defaults="{…}"> after a static figure (pe_book/interactive.py writes it);
- * this script draws the widget NAME into it and shows it. Without JavaScript, and
- * in print, the static figure stands alone. Classic script, no dependencies,
- * nothing fetched: the book works from file:// too.
- *
- * window.peInteractive.math mirrors the library's formulas, function by function;
- * tests/test_interactive.py evaluates it in Chromium over a grid of parameters and
- * compares it with pe_explained (1e-9 relative).
+ * pe_book/interactive.py writes a hidden <div class="pe-interactive"
+ * data-interactive="NAME" data-defaults="{…}">; this script draws widget NAME into it
+ * and shows it (without JavaScript, and in print, the static figure stands alone).
+ * Classic script, no dependencies, nothing fetched: it works from file:// too.
+ * window.peInteractive.math mirrors the library's formulas; tests/test_interactive.py
+ * compares them with pe_explained in Chromium (1e-9 relative).
  */
 (function () {
   "use strict";
 
-  // --- the mathematics: mirrors of pe_explained ------------------------------------
+  // --- the mathematics: mirrors of pe_explained
 
   const range = (n) => Array.from({ length: n }, (_, i) => i);
   const dot = (a, b) => a.reduce((s, v, i) => s + v * b[i], 0);
@@ -149,14 +146,24 @@
     );
   }
 
+  /** rope_pair_groups: [kept, blended, divided], a pair kept where its scaled frequency
+   *  equals the plain one, divided where it equals plain ÷ factor (both to 1e-12 relative). */
+  function pairGroups(invFreq, plain, factor) {
+    const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.abs(b);
+    const kept = invFreq.filter((w, i) => close(w, plain[i])).length;
+    const divided = invFreq.filter((w, i) => !close(w, plain[i]) &&
+      close(w, plain[i] / factor)).length;
+    return [kept, invFreq.length - kept - divided, divided];
+  }
+
   const math = {
     sinusoidalFrequencies, sinusoidal, dotByOffset, ropeFrequencies, ropePairs, applyRope,
     ropeScore, ntkAwareBase, dynamicBase, yarnCorrectionRange, yarnAttentionFactor,
-    scaledFrequencies, alibiSlopes, alibiBias,
+    scaledFrequencies, pairGroups, alibiSlopes, alibiBias,
   };
 
 
-  // --- drawing: elements, axes and heatmaps in inline SVG --------------------------------
+  // --- drawing: elements, axes and heatmaps in inline SVG
 
   const SVG = "http://www.w3.org/2000/svg";
   let uid = 0;
@@ -277,17 +284,19 @@
     return canvas.toDataURL();
   }
 
-  /** A heatmap filling the frame of a (axes drawn on top), with a colour bar to its right. */
+  /** A heatmap filling the frame of a (axes drawn on top), with a colour bar to its right;
+   *  stops holds the colours of each palette ({light, dark}), book.css shows one pair. */
   function heatmap(a, rows, vmin, vmax, stops, label) {
-    const pixels = (parent, url, x, width) => s(parent, "image", {
-      href: url, x, y: a.y1, width, height: a.y0 - a.y1, preserveAspectRatio: "none",
-      class: "pe-i-pixels",
-    });
-    a.svg.insertBefore(pixels(a.svg, heatmapImage(rows, vmin, vmax, stops), a.x0, a.x1 - a.x0),
-      a.g);
     const x = a.x1 + 12;
     const column = range(64).map((i) => [vmax - ((vmax - vmin) * i) / 63]);
-    pixels(a.svg, heatmapImage(column, vmin, vmax, stops), x, 12);
+    Object.entries(stops).forEach(([palette, colours]) => {
+      const pixels = (data, left, width) => node(SVG, "image", {
+        href: heatmapImage(data, vmin, vmax, colours), x: left, y: a.y1, width,
+        height: a.y0 - a.y1, preserveAspectRatio: "none", class: `pe-i-pixels pe-i-${palette}`,
+      });
+      a.svg.insertBefore(pixels(rows, a.x0, a.x1 - a.x0), a.g);
+      a.svg.append(pixels(column, x, 12));
+    });
     const g = s(a.svg, "g", { class: "pe-i-axes" });
     s(g, "text", { x: x + 16, y: a.y1 + 9 }, fmt(vmax));
     s(g, "text", { x: x + 16, y: a.y0 }, fmt(vmin));
@@ -296,59 +305,105 @@
     s(g, "text", { transform: turn, "text-anchor": "middle" }, label);
   }
 
-  // --- controls: native, labelled, keyboard-operable -------------------------------------
+  // --- controls: native, labelled, keyboard-operable
 
-  /** A range input over a list of values (steps may be uneven), labelled, its value shown
-   *  in an <output> and announced as aria-valuetext. set(v, list) moves it (and may
-   *  change the list). */
+  /** The text of a label without its marks (for aria-label). */
+  const plain = (text) => text.replace(/[*{}]|[_^](?=\{)/g, "");
+
+  /** A control's box: its label (with the value shown) over the input(s). */
+  function control(form, label, output, id, ...inputs) {
+    const parts = [...marked(label), ...(output ? [" ", output] : [])];
+    const text = h(id ? "label" : "span", id ? { for: id } : { id: `pe-i-${++uid}` }, ...parts);
+    const box = h("div", { class: "pe-i-control" }, text, ...inputs);
+    form.append(box);
+    return [box, text];
+  }
+
+  /** A range input over a list of values (steps may be uneven), its value shown in an
+   *  <output> and announced as aria-valuetext; set(v, list) moves it (list: new values). */
   function slider(form, label, values, value, format, change) {
     const id = `pe-i-${++uid}`;
     const output = h("output", { for: id });
     const input = h("input", { type: "range", id, min: 0, step: 1 });
-    const text = h("label", { for: id }, ...marked(label), " ", output);
-    form.append(h("div", { class: "pe-i-control" }, text, input));
-    const control = {
+    control(form, label, output, id, input);
+    const ctl = {
       values,
       get value() {
-        return control.values[+input.value];
+        return ctl.values[+input.value];
       },
       set(v, list) {
-        if (list) control.values = list;
-        input.max = control.values.length - 1;
-        const gaps = control.values.map((c) => Math.abs(c - v));
+        if (list) ctl.values = list;
+        input.max = ctl.values.length - 1;
+        const gaps = ctl.values.map((c) => Math.abs(c - v));
         input.value = gaps.indexOf(Math.min(...gaps));
-        output.value = format(control.value);
+        output.value = format(ctl.value);
         input.setAttribute("aria-valuetext", output.value);
       },
     };
-    control.set(value);
+    ctl.set(value);
     input.addEventListener("input", () => {
-      control.set(control.value);
-      change(control.value);
+      ctl.set(ctl.value);
+      change(ctl.value);
     });
-    return control;
+    return ctl;
   }
 
-  function choice(form, label, options, value, change) {
-    const id = `pe-i-${++uid}`;
-    const items = options.map(([v, text]) => h("option", { value: v }, text));
-    const select = h("select", { id }, ...items);
-    select.value = String(value);
-    select.addEventListener("change", () => change(select.value));
-    const text = h("label", { for: id }, ...marked(label));
-    form.append(h("div", { class: "pe-i-control" }, text, select));
+  /** − and + buttons stepping through a list of values; set(v, list) as for a slider. */
+  function stepper(form, label, values, value, format, change) {
+    const output = h("output", {});
+    const ctl = { values, value };
+    const buttons = [[-1, "−", "previous"], [1, "+", "next"]].map(([by, sign, word]) => {
+      const b = h("button", { type: "button", "aria-label": `${word} ${plain(label)}` }, sign);
+      b.addEventListener("click", () => {
+        ctl.set(ctl.values[ctl.values.indexOf(ctl.value) + by]);
+        change(ctl.value);
+      });
+      return b;
+    });
+    const [, text] = control(form, label, output, null,
+      h("div", { class: "pe-i-buttons" }, ...buttons));
+    buttons.forEach((b) => b.setAttribute("aria-describedby", text.id));
+    ctl.set = (v, list) => {
+      if (list) ctl.values = list;
+      ctl.value = ctl.values.includes(v) ? v : ctl.values[0];
+      output.value = format(ctl.value);
+      const at = ctl.values.indexOf(ctl.value);
+      buttons[0].disabled = at === 0;
+      buttons[1].disabled = at === ctl.values.length - 1;
+    };
+    ctl.set(value);
+    return ctl;
   }
 
-  /** The parts every widget has: controls, plots side by side (stacked when narrow) and
-   *  a readout in words; size(box, ratio) is a plot's width and height for its box. */
-  function frame(root, count) {
+  /** A group of radio buttons drawn as segments: [value, text, class of its swatch]. */
+  function segments(form, label, options, value, change) {
+    const name = `pe-i-${++uid}`;
+    const group = h("div", { class: "pe-i-segments", role: "radiogroup" });
+    options.forEach(([v, text, swatch], i) => {
+      const id = `${name}-${i}`;
+      const input = h("input", { type: "radio", name, id, value: i });
+      input.checked = v === value;
+      input.addEventListener("change", () => change(v));
+      group.append(input, h("label", { for: id, class: swatch }, ...marked(text)));
+    });
+    const [box, text] = control(form, label, null, null, group);
+    group.setAttribute("aria-labelledby", text.id);
+    return box;
+  }
+
+  /** Plots (side by side where there is room), controls under them, a readout. size(i):
+   *  plot i's width and height, from shapes[i] = [height ÷ width, min, max] (shapes[0]
+   *  for all side by side). */
+  function frame(root, shapes) {
     const form = h("div", { class: "pe-i-controls" });
-    const plots = range(count).map(() => h("div", { class: "pe-i-plot" }));
+    const plots = shapes.map(() => h("div", { class: "pe-i-plot" }));
     const readout = h("p", { class: "pe-i-readout", "aria-live": "polite" });
-    root.append(form, h("div", { class: "pe-i-plots" }, ...plots), readout);
-    const size = (box, ratio, max = 340) => {
-      const width = Math.max(240, Math.floor(box.clientWidth || 320));
-      return [width, Math.min(max, Math.max(220, Math.round(width * ratio)))];
+    root.append(h("div", { class: "pe-i-plots" }, ...plots), form, readout);
+    const size = (i) => {
+      const width = Math.max(240, Math.floor(plots[i].clientWidth || 320));
+      const side = plots.length > 1 && plots[0].offsetTop === plots[1].offsetTop;
+      const [ratio, lo, hi] = shapes[side ? 0 : i];
+      return [width, Math.min(hi, Math.max(lo, Math.round(width * ratio)))];
     };
     return { form, plots, readout, size };
   }
@@ -356,6 +411,13 @@
   const steps = (lo, hi, step = 1) => range(Math.round((hi - lo) / step) + 1)
     .map((i) => lo + i * step);
   const minus = (text) => String(text).replace(/-/g, "−");
+  /** Numbers as the prose's Python formats write them: fixed(v, 2) is "{:,.2f}",
+   *  sig(v, 6) is "{:.6g}" (for 1e-4 <= |v| < 1e6); a true minus. */
+  const fixed = (v, digits) => minus(v.toLocaleString("en",
+    { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+  const sig = (v, digits) => minus(String(Number(v.toPrecision(digits))));
+  /** A stretch as the prose writes one: two decimals under 10, whole numbers above. */
+  const times = (v) => fixed(v, v < 10 ? 2 : 0);
 
   /** Text set as the prose sets its symbols: x^{…} raised, x_{…} lowered, x_{…}^{…} both
    *  (stacked, as q_m^⊤), *v* in italics (a variable), everything else as plain text
@@ -400,90 +462,89 @@
   /** fmt for a readout: a power of ten as a raised exponent (1.2·10^{−5}). */
   const num = (v, digits) => fmt(v, digits).replace(/·10\^\+?(−?\d+)/, "·10^{$1}");
 
-  // --- the widgets: each takes its container and parameters, returns its draw() ----------
+  // --- the widgets: each takes its container and parameters, returns its draw()
 
   const widgets = {};
+  /** set(key)(v): state[key] = v, then redraw. */
+  const setter = (state, draw) => (key) => (v) => {
+    state[key] = v;
+    draw();
+  };
 
   widgets.sinusoidal = function (root, d) {
     const st = { dModel: d.d_model, base: d.base, positions: d.positions };
-    const f = frame(root, 2);
-    const set = (key) => (v) => {
-      st[key] = v;
-      draw();
-    };
+    const f = frame(root, [[0.62, 190, 300], [0.45, 150, 300]]);
+    const set = setter(st, draw);
     slider(f.form, "*d*_{model}", steps(2, 256, 2), st.dModel, String, set("dModel"));
-    slider(f.form, "base", [10, 100, 1000, 10000, 100000, 500000, 1000000], st.base, fmt,
+    stepper(f.form, "base", [10, 100, 1000, 10000, 100000, 500000, 1000000], st.base, fmt,
       set("base"));
     slider(f.form, "positions", steps(10, 400, 10), st.positions, String, set("positions"));
 
     function draw() {
       const { dModel, base, positions } = st;
-      const [w, ht] = f.size(f.plots[0], 0.75);
+      const [w, ht] = f.size(0);
       const a = axes(f.plots[0], w, ht, {
         x: [-0.5, dModel - 0.5], y: [-0.5, positions - 0.5], yreverse: true, right: 64,
         grid: false, xticks: ticks(0, dModel - 1).filter((t) => t % 1 === 0),
-        yticks: ticks(0, positions - 1), xlabel: "dimension index *j*", ylabel: "position pos",
+        yticks: ticks(0, positions - 1), xlabel: "dimension index *j*", ylabel: "position *pos*",
         label: `Heatmap of the sinusoidal table: ${positions} positions by ${dModel} ` +
           `dimensions, base ${fmt(base)}.`,
       });
-      heatmap(a, math.sinusoidal(positions, dModel, base), -1, 1, d.colormap, "PE(pos, j)");
+      heatmap(a, math.sinusoidal(positions, dModel, base), -1, 1, d.colormap, "PE(*pos*, *j*)");
 
       const dots = range(positions).map((k) => math.dotByOffset(dModel, base, k));
       const last = fmt(dots[positions - 1]);
       const top = dModel / 2;
-      const [w2, h2] = f.size(f.plots[1], 0.75);
+      const [w2, h2] = f.size(1);
       const b = axes(f.plots[1], w2, h2, {
         x: [0, positions - 1], y: [Math.min(0, ...dots) - 0.05 * top, top * 1.05],
-        xlabel: "offset *k* (positions)", ylabel: "PE(pos) · PE(pos + *k*)",
+        xlabel: "offset *k* (positions)", ylabel: "PE(*pos*) · PE(*pos* + *k*)",
         label: `The dot product of two encodings against their offset k, from ${top} at ` +
-          `k = 0 to ${last} at k = ${positions - 1}; the same for every p.`,
+          `k = 0 to ${last} at k = ${positions - 1}; the same for every pos.`,
       });
       line(b.svg, b.x0, b.sy(0), b.x1, b.sy(0), "pe-i-zero");
       path(b.svg, dots.map((v, k) => [b.sx(k), b.sy(v)]), "pe-i-line pe-i-c1");
+      // the wavelengths 2π/ω_i, written as the prose writes them ({:.2f}, {:,.0f})
       const slowest = (2 * Math.PI) / math.sinusoidalFrequencies(dModel, base)[top - 1];
-      write(f.readout, `${top} pairs: the fastest turns once every 2π ≈ 6.28 ` +
-        `positions, the slowest once every ${num(slowest)}. PE(*p*) · PE(*p* + *k*) = ` +
-        `Σ_{*i*} cos(*k* *ω*_{*i*}) is the same for every pos: ${top} at *k* = 0, ${last} at ` +
-        `*k* = ${positions - 1}.`);
+      const pairs = top === 1 ? "1 pair, turning once every 2π ≈ 6.28 positions" :
+        `${top} pairs: the fastest turns once every 2π ≈ 6.28 positions, the slowest once ` +
+        `every ${fixed(slowest, 0)}`;
+      write(f.readout, `${pairs}. PE(*pos*) · PE(*pos* + *k*) = Σ_{*i*} cos(*k* *ω*_{*i*}), ` +
+        `the same at every *pos*: ${top} at *k* = 0, ${last} at *k* = ${positions - 1}.`);
     }
     return draw;
   };
 
   widgets.rope = function (root, d) {
     const st = { m: d.m, n: d.n, pair: 0, layout: d.layout };
-    const f = frame(root, 2);
+    const f = frame(root, [[0.8, 230, 330], [0.45, 130, 330]]);
     const invFreq = math.ropeFrequencies(d.head_dim, d.base);
     const positions = steps(0, d.max_position);
-    const set = (key) => (v) => {
-      st[key] = v;
-      draw();
-    };
+    const set = setter(st, draw);
     const mControl = slider(f.form, "query position *m*", positions, st.m, String, set("m"));
     const nControl = slider(f.form, "key position *n*", positions, st.n, String, set("n"));
-    slider(f.form, "pair *i*", steps(0, d.head_dim / 2 - 1), st.pair, String, set("pair"));
-    choice(f.form, "layout", [
-      ["halves", "halves (GPT-NeoX)"],
-      ["interleaved", "interleaved (GPT-J)"],
-    ], st.layout, set("layout"));
-    const moves = h("div", { class: "pe-i-control pe-i-buttons" });
-    f.form.append(moves);
-    [[-1, "both − 1"], [1, "both + 1"]].forEach(([by, text]) => {
-      // the offset m − n stays: query and key move together
-      const button = h("button", { type: "button", title: "move m and n together" },
-        ...marked(text));
+    const moves = [-1, 1].map((by) => { // the offset m − n stays
+      const button = h("button", { type: "button" }, `both ${by < 0 ? "−" : "+"} 1`);
       button.addEventListener("click", () => {
-        if (Math.min(st.m, st.n) + by < 0 || Math.max(st.m, st.n) + by > d.max_position) return;
-        st.m += by;
-        st.n += by;
-        mControl.set(st.m);
-        nControl.set(st.n);
+        mControl.set(st.m += by);
+        nControl.set(st.n += by);
         draw();
       });
-      moves.append(button);
+      return button;
     });
+    control(f.form, "move *m* and *n* together", null, null,
+      h("div", { class: "pe-i-buttons" }, ...moves));
+    segments(f.form, "pair *i*", steps(0, d.head_dim / 2 - 1).map((i) => [i, String(i)]),
+      st.pair, set("pair"));
+    segments(f.form, "layout", [
+      ["halves", "halves (GPT-NeoX)"],
+      ["interleaved", "interleaved (GPT-J)"],
+    ], st.layout, set("layout")).classList.add("pe-i-wide");
 
     function draw() {
       const { m, n, pair, layout } = st;
+      moves[0].disabled = Math.min(m, n) === 0;
+      moves[1].disabled = Math.max(m, n) === d.max_position;
       const [da, db] = math.ropePairs(d.head_dim, layout)[pair];
       const qm = math.applyRope(d.q, m, invFreq, layout);
       const kn = math.applyRope(d.k, n, invFreq, layout);
@@ -491,9 +552,11 @@
       const plane = (x) => [x[da], x[db]];
       const lengths = [Math.hypot(...plane(d.q)), Math.hypot(...plane(d.k))];
       const radius = Math.max(...lengths) * 1.15;
-      const side = Math.min(f.size(f.plots[0], 1)[0], 340);
-      const a = axes(f.plots[0], side, side + 50, {
-        x: [-radius, radius], y: [-radius, radius], grid: false, left: 48, bottom: 92,
+      const [w, ht] = f.size(0);
+      const [left, bottom] = [48, 76];
+      const wide = (radius * (w - left - 12)) / (ht - bottom - 12); // one unit, both axes
+      const a = axes(f.plots[0], w, ht, {
+        x: [-wide, wide], y: [-radius, radius], grid: false, left, bottom,
         xlabel: `dimension ${da}`, ylabel: `dimension ${db}`,
         label: `Pair ${pair} (dimensions ${da} and ${db}): q turned by m·ω = ` +
           `${fmt(m * invFreq[pair])} rad, k by n·ω = ${fmt(n * invFreq[pair])} rad.`,
@@ -511,11 +574,12 @@
       [
         [false, "pe-i-c1", "*q* turned by *mω*_{*i*}"],
         [true, "pe-i-c2", "*k* turned by *nω*_{*i*}"],
-        [false, "pe-i-muted", "*q* (●) and *k* (■) at position 0"],
-      ].forEach(([square, cls, text], row) => {
-        const y = a.y0 + 56 + 16 * row; // room for a lowered index
-        marker(a.svg, square, a.x0 + 4, y - 4, 4, `pe-i-dot ${cls}`);
-        s(a.svg, "text", { x: a.x0 + 14, y }, text);
+        [false, "pe-i-muted", "*q* at position 0"],
+        [true, "pe-i-muted", "*k* at position 0"],
+      ].forEach(([square, cls, text], i) => {
+        const [x, y] = [a.x0 - 40 + (i % 2) * 150, a.y0 + 56 + 17 * Math.floor(i / 2)];
+        marker(a.svg, square, x + 4, y - 4, 4, `pe-i-dot ${cls}`);
+        s(a.svg, "text", { x: x + 14, y }, text);
       });
 
       const span = d.max_position;
@@ -523,7 +587,7 @@
       const curve = offsets.map((o) => math.ropeScore(d.q, d.k, o, 0, invFreq, layout));
       const [lo, hi] = [Math.min(...curve), Math.max(...curve)];
       const pad = (hi - lo) * 0.08;
-      const [w2, h2] = f.size(f.plots[1], 0.75);
+      const [w2, h2] = f.size(1);
       const b = axes(f.plots[1], w2, h2, {
         x: [-span, span], y: [lo - pad, hi + pad], xlabel: "offset *m* − *n*",
         ylabel: "score *q*_{*m*}^{⊤}*k*_{*n*}",
@@ -533,19 +597,20 @@
       if (lo < 0 && hi > 0) line(b.svg, b.x0, b.sy(0), b.x1, b.sy(0), "pe-i-zero");
       path(b.svg, offsets.map((o, i) => [b.sx(o), b.sy(curve[i])]), "pe-i-line pe-i-c1");
       marker(b.svg, false, b.sx(m - n), b.sy(score), 5, "pe-i-dot pe-i-c2");
-      const numbers = (x) => `[${x.map((v) => fmt(v, 3)).join(", ")}]`;
-      write(f.readout, `*q*_{*m*}^{⊤}*k*_{*n*} = ${minus(score.toFixed(6))} at *m* = ${m}, ` +
-        `*n* = ${n}: it depends on *m* − *n* = ${minus(m - n)} only (shift both and it stays). ` +
-        `Pair ${pair} is dimensions ${da} and ${db} in the ${layout} layout, *ω*_{${pair}} = ` +
-        `${num(invFreq[pair])} rad per position. The ${d.head_dim} numbers of *q* at *m*: ` +
-        `${numbers(qm)}; of *k* at *n*: ${numbers(kn)}.`);
+      // the score as the page's example rounds it (6 decimals)
+      write(f.readout, `*q*_{*m*}^{⊤}*k*_{*n*} = ${fixed(score, 6)} at *m* = ${m}, ` +
+        `*n* = ${n}: it depends on *m* − *n* = ${minus(m - n)} only (move both and it ` +
+        `stays). Pair ${pair} is dimensions ${da} and ${db} in the ${layout} layout, ` +
+        `*ω*_{${pair}} = ${num(invFreq[pair])} rad per position.`);
     }
     return draw;
   };
 
+  /** Each method: key, name, its colour and dashes in Figure 15.1 (original RoPE is c1). */
   const METHODS = [
-    ["linear", "position interpolation (linear)"], ["ntk", "NTK-aware"],
-    ["dynamic", "dynamic NTK"], ["yarn", "YaRN"], ["llama3", "Llama 3 rule"],
+    ["linear", "position interpolation", 2, "7 3"], ["ntk", "NTK-aware", 3, "10 3 2 3"],
+    ["dynamic", "dynamic NTK", 4, "2 3"], ["yarn", "YaRN", 5, ""],
+    ["llama3", "Llama 3 rule", 6, "7 3"],
   ];
 
   widgets.context = function (root, d) {
@@ -553,22 +618,20 @@
       method: d.method, factor: d.factor, headDim: d.head_dim, base: d.base,
       context: d.context, lengthRatio: d.factor,
     };
-    const f = frame(root, 2);
-    const set = (key, parse = (v) => v) => (v) => {
-      st[key] = parse(v);
-      draw();
-    };
-    choice(f.form, "method", METHODS, st.method, set("method"));
+    const f = frame(root, [[0.62, 190, 300], [0.38, 120, 300]]);
+    const set = setter(st, draw);
+    segments(f.form, "method", METHODS.map(([k, name, c]) => [k, name, `pe-i-m${c}`]),
+      st.method, set("method")).classList.add("pe-i-wide");
     slider(f.form, "factor *s*", [1, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64], st.factor, fmt,
       set("factor"));
-    const widths = [32, 64, 80, 96, 128, 256].map((v) => [v, v]);
-    choice(f.form, "head width *d*_{*k*}", widths, st.headDim, set("headDim", Number));
-    slider(f.form, "base", [10000, 100000, 500000, 1000000, 10000000], st.base, fmt,
-      set("base"));
     slider(f.form, "trained length *L*", range(9).map((i) => 1024 * 2 ** i), st.context, fmt,
       set("context"));
-    slider(f.form, "current length ÷ *L* (dynamic)", [1, 1.5, 2, 4, 8, 16, 32], st.lengthRatio,
-      fmt, set("lengthRatio"));
+    slider(f.form, "base", [10000, 100000, 500000, 1000000, 10000000], st.base, fmt,
+      set("base"));
+    segments(f.form, "head width *d*_{*k*}", [32, 64, 80, 96, 128, 256].map((v) => [v, v]),
+      st.headDim, set("headDim")).classList.add("pe-i-wide");
+    slider(f.form, "length *ℓ* ÷ *L* (dynamic NTK)", [1, 1.5, 2, 4, 8, 16, 32],
+      st.lengthRatio, fmt, set("lengthRatio"));
     const lengthControl = f.form.lastChild;
 
     function draw() {
@@ -582,111 +645,119 @@
       const { invFreq, attentionFactor } = math.scaledFrequencies(st.method, p);
       const stretch = invFreq.map((w, i) => plain[i] / w); // new ÷ original wavelength
       const last = plain.length - 1;
-      const name = METHODS.find(([k]) => k === st.method)[1];
-      const [w, ht] = f.size(f.plots[0], 0.62);
+      const [, name, colour, dashes] = METHODS.find(([k]) => k === st.method);
+      const [w, ht] = f.size(0);
       const a = axes(f.plots[0], w, ht, {
         x: [0, last], y: [1 / 1.3, Math.max(2, st.factor, ...stretch) * 1.3], ylog: true,
         left: 60, xlabel: "pair *i* (fast → slow)", ylabel: "stretch (new ÷ original *λ*)",
         label: `Per-pair stretch of ${name}: from ${fmt(stretch[0])} at pair 0 to ` +
           `${fmt(stretch[last])} at pair ${last}.`,
       });
-      const band = (i0, i1, text) => {
+      const [kept, blended, divided] = math.pairGroups(invFreq, plain, st.factor);
+      const ruled = st.method === "yarn" || st.method === "llama3";
+      if (ruled && blended) { // the band where the rule leaves plain RoPE for division by s
+        const [i0, i1] = [Math.max(kept - 1, 0), Math.min(kept + blended, last)];
         const width = Math.max(1, a.sx(i1) - a.sx(i0));
         a.svg.insertBefore(s(a.svg, "rect", {
           class: "pe-i-band", x: a.sx(i0), y: a.y1, width, height: a.y0 - a.y1,
         }), a.g);
-        s(a.svg, "text", { x: a.sx(i0) + width / 2, y: a.y1 + 14, "text-anchor": "middle" }, text);
-      };
-      let detail = "";
-      if (st.method === "yarn") {
-        const [low, high] = math.yarnCorrectionRange(p.headDim, p.base, p.context, p.betaFast,
-          p.betaSlow);
-        band(low, high, "ramp");
-        detail = `The ramp runs from pair ${low} to pair ${high}.`;
-      } else if (st.method === "llama3") {
-        const blended = plain.map((w, i) => [i, (2 * Math.PI) / w]).filter(([, wavelength]) =>
-          wavelength >= p.context / p.highFreqFactor && wavelength <= p.context / p.lowFreqFactor);
-        if (blended.length) band(blended[0][0], blended[blended.length - 1][0], "blend");
-        detail = `Wavelengths under *L*/${fmt(p.highFreqFactor)} are kept, over ` +
-          `*L*/${fmt(p.lowFreqFactor)} divided by *s*; ${blended.length} pairs between are ` +
-          "blended.";
-      } else if (st.method === "ntk") {
-        detail = `The base becomes ${num(math.ntkAwareBase(p.base, p.factor, p.headDim))}.`;
-      } else if (st.method === "dynamic") {
-        const base = math.dynamicBase(p.base, p.factor, p.headDim, p.context, p.seqLen);
-        detail = `At ${num(p.seqLen)} positions the base becomes ${num(base)}; it grows with ` +
-          "the length.";
+        s(a.svg, "text", { x: a.sx(i0) + width / 2, y: a.y1 + 14, "text-anchor": "middle" },
+          st.method === "yarn" ? "ramp" : "blend");
       }
-      [[1, "original"], [st.factor, `s = ${fmt(st.factor)}`]].forEach(([v, text], right) => {
-        line(a.svg, a.x0, a.sy(v), a.x1, a.sy(v), "pe-i-zero");
-        s(a.svg, "text", {
-          x: right ? a.x1 - 4 : a.x0 + 4, y: a.sy(v) - 4, "text-anchor": right ? "end" : "start",
-        }, text);
-      });
+      line(a.svg, a.x0, a.sy(st.factor), a.x1, a.sy(st.factor), "pe-i-zero");
+      s(a.svg, "text", { x: a.x1 - 4, y: a.sy(st.factor) - 4, "text-anchor": "end" },
+        `*s* = ${fmt(st.factor)}`);
       const beyond = plain.findIndex((w) => (2 * Math.PI) / w > p.context);
       if (beyond >= 0) {
         line(a.svg, a.sx(beyond), a.y0, a.sx(beyond), a.y1, "pe-i-zero");
-        s(a.svg, "text", { x: a.sx(beyond) + 4, y: a.y0 - 6 }, "λ > L");
+        s(a.svg, "text", { x: a.sx(beyond) + 4, y: a.y0 - 6 }, "*λ* > *L*");
       }
-      path(a.svg, stretch.map((v, i) => [a.sx(i), a.sy(v)]), "pe-i-line pe-i-c1");
+      path(a.svg, [[a.x0, a.sy(1)], [a.x1, a.sy(1)]], "pe-i-line pe-i-c1");
+      s(a.svg, "text", { x: a.x0 + 4, y: a.sy(1) - 5 }, "original");
+      path(a.svg, stretch.map((v, i) => [a.sx(i), a.sy(v)]), `pe-i-line pe-i-c${colour}`)
+        .style.strokeDasharray = dashes;
 
       const yarn = math.yarnAttentionFactor;
-      const [w2, h2] = f.size(f.plots[1], 0.62, 260);
+      const [w2, h2] = f.size(1);
       const b = axes(f.plots[1], w2, h2, {
         x: [1, 64], y: [1, 1.45], xlog: true, xticks: [1, 2, 4, 8, 16, 32, 64],
-        xlabel: "factor *s*", ylabel: "YaRN attention factor",
-        label: `YaRN's attention factor 0.1 ln s + 1 against s; at s = ${fmt(st.factor)} it ` +
-          `is ${fmt(yarn(st.factor))}.`,
+        yticks: [1, 1.2, 1.4],
+        left: 60, xlabel: "factor *s*", ylabel: "attention factor",
+        label: st.method === "yarn" ? `YaRN’s attention factor 0.1 ln s + 1 against s; at ` +
+          `s = ${fmt(st.factor)} it is ${fmt(attentionFactor)}.`
+          : `${name} has no attention factor: nothing is drawn.`,
       });
-      const curve = range(61).map((i) => Math.pow(64, i / 60));
-      path(b.svg, curve.map((v) => [b.sx(v), b.sy(yarn(v))]), "pe-i-line pe-i-c2");
-      marker(b.svg, false, b.sx(st.factor), b.sy(yarn(st.factor)), 5, "pe-i-dot pe-i-c1");
-      write(f.readout, `${name}, *s* = ${num(st.factor)}, *d*_{*k*} = ${p.headDim} ` +
-        `(${last + 1} pairs), base ${num(p.base)}, *L* = ${num(p.context)}: the slowest pair ` +
-        `is stretched ${num(stretch[last])}×, the fastest ${num(stretch[0])}×. ${detail} ` +
-        `Attention factor ${num(attentionFactor)}, so the logits are multiplied by ` +
-        `${num(attentionFactor * attentionFactor)}.`);
+      if (st.method === "yarn") {
+        const curve = range(61).map((i) => Math.pow(64, i / 60));
+        path(b.svg, curve.map((v) => [b.sx(v), b.sy(yarn(v))]), "pe-i-line pe-i-c5");
+        marker(b.svg, false, b.sx(st.factor), b.sy(attentionFactor), 5, "pe-i-dot pe-i-c5");
+        s(b.svg, "text", { x: b.x1 - 6, y: b.y0 - 8, "text-anchor": "end" },
+          "YaRN: 0.1 ln *s* + 1");
+      } else {
+        s(b.svg, "text", { x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2, "text-anchor": "middle" },
+          `none for ${name}`);
+      }
+
+      // in the prose's words: YaRN and Llama 3 keep, blend and divide; NTK changes the base
+      let what;
+      if (st.method === "ntk" || st.method === "dynamic") {
+        const base = st.method === "ntk" ? math.ntkAwareBase(p.base, p.factor, p.headDim)
+          : math.dynamicBase(p.base, p.factor, p.headDim, p.context, p.seqLen);
+        what = `${st.method === "ntk" ? "" : `at ℓ = ${fixed(p.seqLen, 0)} positions `}the ` +
+          `base becomes ${fixed(base, 0)}; the fastest pair is stretched ` +
+          `${times(stretch[0])}×, the slowest ${times(stretch[last])}×`;
+      } else {
+        const [lo, hi] = [stretch[kept], stretch[kept + blended - 1]].map((v) => v && times(v));
+        what = [
+          kept && `keeps ${kept > last ? "all" : "the first"} ${kept} pairs`,
+          blended && `blends pairs ${kept} to ${kept + blended - 1} by ` +
+            `${lo === hi ? lo : `${lo}\u2060–\u2060${hi}`}×`, // the range on one line
+          divided && `divides ${divided > last ? "every pair by *s*" : `the last ${divided}`}`,
+        ].filter(Boolean).join(", ").replace(/, (?!.*, )/, " and ");
+      }
+      const factor = st.method === "yarn" ? `Attention factor ${fixed(attentionFactor, 4)}: ` +
+        `the logits are multiplied by its square, ${fixed(attentionFactor ** 2, 4)}.`
+        : "No attention factor: the logits are unchanged.";
+      write(f.readout, `${name}, *s* = ${fmt(st.factor)}, *d*_{*k*} = ${p.headDim} ` +
+        `(${last + 1} pairs), base ${fixed(p.base, 0)}, *L* = ${fixed(p.context, 0)}: ` +
+        `${what}. ${factor}`);
     }
     return draw;
   };
 
   widgets.alibi = function (root, d) {
     const st = { heads: d.num_heads, head: 1, length: d.length };
-    const f = frame(root, 2);
-    let headControl;
+    const f = frame(root, [[0.7, 200, 300], [0.45, 150, 300]]);
+    const set = setter(st, draw);
+    const headControl = stepper(f.form, "head *h*", steps(1, st.heads), st.head, String,
+      set("head"));
     slider(f.form, "number of heads", steps(1, 64), st.heads, String, (v) => {
-      st.heads = v;
       st.head = Math.min(st.head, v);
       headControl.set(st.head, steps(1, v));
-      draw();
+      set("heads")(v);
     });
-    headControl = slider(f.form, "head *h*", steps(1, st.heads), st.head, String, (v) => {
-      st.head = v;
-      draw();
-    });
-    slider(f.form, "positions", steps(2, 32), st.length, String, (v) => {
-      st.length = v;
-      draw();
-    });
+    f.form.prepend(f.form.lastChild); // the head count first, then the head
+    slider(f.form, "positions", steps(2, 32), st.length, String, set("length"));
 
     function draw() {
       const { heads: n, head, length } = st;
       const slopes = math.alibiSlopes(n);
       const m = slopes[head - 1];
-      const [w, ht] = f.size(f.plots[0], 0.85);
+      const [w, ht] = f.size(0);
       const a = axes(f.plots[0], w, ht, {
         x: [-0.5, length - 0.5], y: [-0.5, length - 0.5], yreverse: true, right: 72,
         grid: false, xticks: ticks(0, length - 1), yticks: ticks(0, length - 1),
         xlabel: "key position *j*", ylabel: "query position *i*",
         label: `The bias matrix of head ${head} of ${n}: 0 on the diagonal, −m (i − j) ` +
-          `below it with m = ${fmt(m)}, masked above.`,
+          `below it with m = ${fmt(m)}, masked above; colours on head 1’s scale.`,
       });
       const bias = math.alibiBias(n, length)[head - 1];
-      heatmap(a, bias, -m * (length - 1), 0, d.colormap, "bias −m (i − j)");
+      // one colour scale for all heads, head 1's (the steepest): a gentler one shows paler
+      heatmap(a, bias, -slopes[0] * (length - 1), 0, d.colormap, "bias −*m* (*i* − *j*)");
 
       let closest = 1;
       while (closest * 2 <= n) closest *= 2;
-      const [w2, h2] = f.size(f.plots[1], 0.85);
+      const [w2, h2] = f.size(1);
       const b = axes(f.plots[1], w2, h2, {
         x: [0.5, n + 0.5], y: [Math.pow(2, -8.5), 1.4], ylog: true,
         xticks: ticks(1, n).filter((t) => t % 1 === 0), yticks: [1, 1 / 4, 1 / 16, 1 / 64, 1 / 256],
@@ -703,13 +774,15 @@
       const recipe = n === closest ? `${n} is a power of two: one ladder 2^{−8*h*/${n}}.`
         : `${n} is not a power of two: heads 1–${closest} (circles) take the ladder of ` +
           `${closest}, heads ${closest + 1}–${n} (squares) every other slope of ${2 * closest}.`;
-      write(f.readout, `Head ${head}: *m*_{${head}} = 2^{${fmt(Math.log2(m))}} = ` +
-        `${num(m, 6)}. ${recipe}`);
+      // the slope and its power of two as Table 12.1 writes them ({:.6g}, 2^{:g})
+      write(f.readout, `Head ${head}: *m*_{${head}} = 2^{${sig(Math.log2(m), 6)}} = ` +
+        `${sig(m, 6)}; the colours are on head 1’s scale, 0 to ` +
+        `${fmt(-slopes[0] * (length - 1))}. ${recipe}`);
     }
     return draw;
   };
 
-  // --- build each widget as its figure nears the screen; redraw when its width changes -----
+  // --- build each widget as its figure nears the screen; redraw when its width changes
 
   function build(root) {
     const make = widgets[root.dataset.interactive];
