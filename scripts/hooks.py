@@ -11,6 +11,8 @@
   network; tables; typography) and finishes the pages of the companion notebooks
   (``docs/notebooks/*.py``, executed by mkdocs-jupyter); it runs before other
   plugins' ``on_page_content`` so that they see the finished page.
+* ``on_post_page`` defers the theme's scripts and links the notebooks' stylesheet on
+  their pages only (:mod:`pe_book.pages.loading`).
 * ``on_env``, once every page is rendered, writes the math font: STIX Two Math
   subset to the characters of the pages' MathML (:mod:`pe_book.fonts`).
 * ``on_post_build``, after print-site has written the whole book on one page,
@@ -97,6 +99,12 @@ def on_page_content(html, page, config, files):
         raise PluginError(str(exc)) from exc
     _math_chars.update(_book("fonts").math_characters(html))
     return html
+
+
+def on_post_page(output, page, config):
+    root = "/".join([".."] * page.file.dest_uri.count("/")) or "."
+    notebook = _book("notebooks").is_notebook(page.file.src_uri)
+    return _book("pages").finish_output(output, notebook=notebook, root=root)
 
 
 def on_env(env, config, files):

@@ -18,6 +18,7 @@ import yaml
 
 from pe_book.notebooks import download_name, is_notebook, notebook_json, read_notebook
 from pe_book.pages import BookError
+from pe_book.pages.loading import NOTEBOOK_CSS
 from pe_book.pages.notebook import finish_html, plot_files, relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,7 +150,9 @@ def test_every_notebook_is_in_the_nav_and_executed_strictly():
     assert plugins, "the mkdocs-jupyter plugin is not configured"
     options = plugins[0]["mkdocs-jupyter"]
     assert options["execute"] is True and options["allow_errors"] is False
-    assert "assets/stylesheets/notebooks.css" in config["extra_css"]
+    # the notebooks' styles are linked on their pages only (pe_book/pages/loading.py)
+    assert "assets/stylesheets/notebooks.css" not in config["extra_css"]
+    assert (ROOT / "docs" / NOTEBOOK_CSS).is_file()
 
 
 def test_notebook_paths():
@@ -356,3 +359,20 @@ def test_markdown_cells_use_curly_quotes(source):
         if re.search("['\"]", _VERBATIM.sub("", line))
     ]
     assert not found, f"{source.name}: {found}"
+
+
+def test_loading_defers_the_theme_scripts_and_links_notebook_styles_on_their_pages():
+    from pe_book.pages.loading import finish_output
+
+    page = (
+        '<head><link rel="stylesheet" href="../assets/stylesheets/book.css"></head><body>'
+        '<script src="../assets/javascripts/iframe-worker.js"></script>'
+        '<script src="../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
+        '<script src="../assets/javascripts/book.js" defer></script></body>'
+    )
+    chapter = finish_output(page, notebook=False, root="..")
+    assert chapter.count(" defer></script>") == 3 and NOTEBOOK_CSS not in chapter
+    notebook = finish_output(page, notebook=True, root="..")
+    assert f'<link rel="stylesheet" href="../{NOTEBOOK_CSS}">\n</head>' in notebook
+    with pytest.raises(ValueError, match="head"):
+        finish_output("<p>no head</p>", notebook=True, root=".")

@@ -15,13 +15,15 @@ as named stages, one module each, in the order they run::
 :func:`expand_shortcodes` is the Markdown stage, :func:`finish_html` runs the HTML
 stages. A notebook's page (executed by :mod:`pe_book.notebooks`) is finished by
 :func:`finish_notebook_page` (:mod:`.notebook`), with the same MathML and typography
-stages. Below every stage sit :mod:`pe_book.text` (inline math, captions,
+stages. :func:`finish_output` (:mod:`.loading`) then sets what the rendered page loads
+before its first paint. Below every stage sit :mod:`pe_book.text` (inline math, captions,
 cell formats) and the registries; no chapter imports this package.
 """
 
 from __future__ import annotations
 
 from .base import FIGURE_DIR, BookError
+from .loading import finish_output
 from .mathml import render_math
 from .notebook import finish_page as finish_notebook_page
 from .shortcodes import expand_shortcodes
@@ -34,6 +36,7 @@ __all__ = [
     "expand_shortcodes",
     "finish_html",
     "finish_notebook_page",
+    "finish_output",
 ]
 
 
