@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from .text import curly_apostrophes, inline_math_html
 
 __all__ = [
-    "DARK_DIVERGING",
     "INTERACTIVES",
     "InteractiveSpec",
     "colormap_stops",
@@ -78,23 +77,17 @@ def colormap_stops(name: str, count: int = 11) -> list[str]:
     return [to_hex(cmap(i / (count - 1))) for i in range(count)]
 
 
-#: The diverging map of the widgets' heatmaps on the dark palette: its middle (zero) is
-#: near-black, where the figures' red–blue map has white, which on a dark page turns every
-#: column near zero into a white block; negative stays blue and positive red.
-DARK_DIVERGING = "berlin"
-
-
 def heatmap_colours(kind: str) -> dict[str, list[str]]:
     """The colour stops of a widget's heatmap in each palette, ``{"light": …, "dark": …}``:
-    ``kind`` is ``"sequential"`` or ``"diverging"``, the figures' maps (pe_book.style), but
-    :data:`DARK_DIVERGING` for a diverging one on the dark palette. The widget draws both
-    and book.css shows the page's, so the palette toggle needs no redraw."""
+    ``kind`` is ``"sequential"`` or ``"diverging"``, the figures' maps of each palette
+    (pe_book.style; the dark diverging one near-black at zero). The widget draws both and
+    book.css shows the page's, so the palette toggle needs no redraw."""
     from .style import THEMES
 
     if kind not in ("sequential", "diverging"):
         raise ValueError(f"kind must be 'sequential' or 'diverging', got {kind!r}")
     light = getattr(THEMES["light"], kind)
-    dark = DARK_DIVERGING if kind == "diverging" else getattr(THEMES["dark"], kind)
+    dark = getattr(THEMES["dark"], kind)
     return {"light": colormap_stops(light), "dark": colormap_stops(dark)}
 
 

@@ -143,7 +143,10 @@ DARK = Theme(
     # is lightened to read as a thin or dotted line on slate.
     cycle=("#56B4E9", "#E69F00", "#1DB486", "#CC79A7", "#F0E442", "#B39DDB", "#ffffff"),
     sequential="viridis",
-    diverging="RdBu_r",
+    # near-black at zero: the light palette's red–blue map has white there, which on a
+    # dark page turns every value near zero into a white block; negative stays blue and
+    # positive red
+    diverging="berlin",
 )
 
 THEMES = {"light": LIGHT, "dark": DARK}
