@@ -36,7 +36,7 @@ from collections.abc import Mapping
 
 from ._checks import check_float, check_int
 
-__all__ = ["DEFAULT_THETAS", "standardise"]
+__all__ = ["DEFAULT_THETAS", "LEGACY_NAMES", "legacy_key", "standardise"]
 
 #: ``default_theta`` of the configuration classes that do not use 10,000.
 DEFAULT_THETAS = {
@@ -86,7 +86,8 @@ _HUNYUAN = frozenset({"hunyuan_v1_dense", "hunyuan_v1_moe", "hunyuan"})
 #: Keys of Hunyuan's RoPE dict that its rotary class does not read beside ``alpha``.
 _HUNYUAN_KEYS = frozenset({"alpha", "beta_fast", "beta_slow", "mscale", "mscale_all_dim"})
 _ROPE_DICT_KEYS = ("rope_scaling", "rope_parameters")
-#: Legacy key → standard key, of the classes whose ``attribute_map`` renames them.
+#: Legacy key → standard key, as each family's configuration class renames it
+#: (``attribute_map``); Falcon's first releases and Hunyuan's remote code included.
 _GPT_NAMES = {
     "n_positions": "max_position_embeddings",
     "n_embd": "hidden_size",
@@ -94,12 +95,44 @@ _GPT_NAMES = {
     "n_layer": "num_hidden_layers",
 }
 _FALCON_NAMES = {"n_head": "num_attention_heads", "n_layer": "num_hidden_layers"}
-_ATTRIBUTE_MAPS = {
+_T5_NAMES = {
+    "d_model": "hidden_size",
+    "num_heads": "num_attention_heads",
+    "num_layers": "num_hidden_layers",
+    "d_kv": "head_dim",
+}
+LEGACY_NAMES = {
     "gptj": _GPT_NAMES,
     "codegen": _GPT_NAMES,
+    "gpt2": _GPT_NAMES,
+    "gpt_bigcode": _GPT_NAMES,
     "falcon": _FALCON_NAMES,
+    "RefinedWebModel": _FALCON_NAMES,
+    "RefinedWeb": _FALCON_NAMES,
+    "bloom": _FALCON_NAMES,
+    "mpt": {
+        "n_heads": "num_attention_heads",
+        "d_model": "hidden_size",
+        "n_layers": "num_hidden_layers",
+    },
+    "gpt_neo": {"num_heads": "num_attention_heads", "num_layers": "num_hidden_layers"},
+    "t5": _T5_NAMES,
+    "mt5": _T5_NAMES,
     "hunyuan": {"attention_head_dim": "head_dim"},  # the remote code's name for the head
 }
+
+
+def legacy_key(model_type, standard: str) -> str:
+    """The key a family's ``config.json`` writes for ``standard`` (``"n_layer"`` for
+    GPT-2's ``"num_hidden_layers"``), or ``standard`` itself.
+
+    >>> legacy_key("mpt", "num_attention_heads"), legacy_key("llama", "hidden_size")
+    ('n_heads', 'hidden_size')
+    """
+    names = LEGACY_NAMES.get(model_type, {})
+    return next((legacy for legacy, name in names.items() if name == standard), standard)
+
+
 #: ``model_type`` values of remote code that ``transformers`` reads as a family of its own:
 #: Falcon's first releases (``RWForCausalLM``, ``configuration_RW.py``).
 _RENAMED_TYPES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
@@ -272,7 +305,7 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
             "(the remote code it was released with; transformers' family of that name)"
         )
     model_type = out.get("model_type")
-    for legacy, standard in _ATTRIBUTE_MAPS.get(model_type, {}).items():
+    for legacy, standard in LEGACY_NAMES.get(model_type, {}).items():
         if legacy in out and standard not in out:
             out[standard] = out[legacy]
     if model_type in _IMPLICIT_ROPE and not any(k in out for k in ("rope_theta", *_ROPE_DICT_KEYS)):

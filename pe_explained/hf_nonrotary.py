@@ -42,6 +42,7 @@ import numpy as np
 
 from ._checks import check_bool, check_int
 from .alibi import alibi_slopes
+from .hf_families import legacy_key
 
 __all__ = ["NONROTARY_KINDS", "NonRotaryPositions", "nonrotary_positions"]
 
@@ -60,29 +61,6 @@ _LEARNED = {
     "opt": ("max_position_embeddings", 2, False),
     "roberta": ("max_position_embeddings", "pad", True),
     "xlm-roberta": ("max_position_embeddings", "pad", True),
-}
-#: Each family's keys for its layer count and head count (its class's ``attribute_map``).
-_LAYER_KEYS = {
-    "RefinedWebModel": "n_layer",
-    "RefinedWeb": "n_layer",
-    "gpt2": "n_layer",
-    "gpt_bigcode": "n_layer",
-    "bloom": "n_layer",
-    "mpt": "n_layers",
-    "gpt_neo": "num_layers",
-    "t5": "num_layers",
-    "mt5": "num_layers",
-}
-_HEAD_KEYS = {
-    "RefinedWebModel": "n_head",
-    "RefinedWeb": "n_head",
-    "gpt2": "n_head",
-    "gpt_bigcode": "n_head",
-    "bloom": "n_head",
-    "mpt": "n_heads",
-    "gpt_neo": "num_heads",
-    "t5": "num_heads",
-    "mt5": "num_heads",
 }
 _T5 = frozenset({"t5", "mt5"})
 #: The family of a file that names none, by its model class.
@@ -172,14 +150,16 @@ def _get(cfg: Mapping, key: str, path: str, read: list[str], *, minimum: int = 1
     return check_int(f"{path}[{key!r}]", cfg.get(key, _DEFAULTS.get(key)), minimum=minimum)
 
 
-def _count(cfg: Mapping, keys: Mapping, fallback: str, model_type, path, read) -> int:
-    key = keys.get(model_type, fallback)
-    return _get(cfg, key if key in cfg else fallback, path, read)
+def _count(cfg: Mapping, standard: str, model_type, path, read) -> int:
+    """The layer or head count (``standard`` its name in transformers), read under the
+    family's own key where the file uses it (:data:`~pe_explained.hf_families.LEGACY_NAMES`)."""
+    key = legacy_key(model_type, standard)
+    return _get(cfg, key if key in cfg else standard, path, read)
 
 
 def _alibi(cfg: Mapping, model_type, path: str, read: list[str]) -> tuple[tuple, int | None]:
     """ALiBi's slopes, and the training length where the file gives one (MPT)."""
-    heads = _count(cfg, _HEAD_KEYS, "num_attention_heads", model_type, path, read)
+    heads = _count(cfg, "num_attention_heads", model_type, path, read)
     slopes = alibi_slopes(heads)
     length = None
     if model_type == "mpt":
@@ -242,8 +222,8 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
             raise ValueError(
                 f"{path}[{key!r}] = {size} leaves no position after the {offset} unused rows"
             )
-        layers = _count(config, _LAYER_KEYS, "num_hidden_layers", model_type, path, read)
-        heads = _count(config, _HEAD_KEYS, "num_attention_heads", model_type, path, read)
+        layers = _count(config, "num_hidden_layers", model_type, path, read)
+        heads = _count(config, "num_attention_heads", model_type, path, read)
         return NonRotaryPositions(
             "learned",
             "input",
@@ -258,7 +238,7 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
     if model_type in _FALCON:
         alibi = check_bool(f"{path}['alibi']", config.get("alibi", False))
     if alibi:
-        layers = _count(config, _LAYER_KEYS, "num_hidden_layers", model_type, path, read)
+        layers = _count(config, "num_hidden_layers", model_type, path, read)
         slopes, length = _alibi(config, model_type, path, read)
         note = None
         if model_type in _FALCON:  # build_alibi_tensor: slopes[..., None].bfloat16() * …
