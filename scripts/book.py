@@ -4,9 +4,10 @@
     python3 scripts/book.py serve   # build the site and serve it on http://127.0.0.1:8000/pe_explained/
     python3 scripts/book.py build   # build the site into site/ (strict: any warning fails)
     python3 scripts/book.py test    # run every test
-    python3 scripts/book.py experiments [--quick] [--out DIR]
-                                    # train the book's tiny models (PyTorch, CPU) and
-                                    # write docs/data/experiments/ (--quick: a miniature)
+    python3 scripts/book.py experiments [--preset mini|large] [--device cpu|cuda]
+                                    [--jobs N] [--quick] [--out DIR] [--units DIR]
+                                    # train the book's tiny models (PyTorch) and write
+                                    # docs/data/experiments/ (--quick: a miniature)
 
 Each command first makes sure ``.venv`` exists and holds exactly the packages in
 requirements.txt, the library ``pe_explained`` (editable) and the book's own

@@ -37,7 +37,7 @@ def _section(title: str) -> str:
 
 def test_every_model_learns_well_past_the_unigram_entropy():
     data = ev.results("length_generalisation")
-    unigram = data["reference"]["unigram_entropy"]
+    unigram = min(data["reference"]["unigram_entropy"])
     for encoding, metrics in data["methods"].items():
         assert max(metrics["train_loss_final"]) < unigram - 0.5, encoding
 
@@ -80,12 +80,13 @@ def test_absolute_encodings_get_worse_at_once(encoding):
     assert all(a < b for a, b in zip(losses, losses[1:], strict=False)), losses
 
 
-def test_rope_degrades_from_under_twice_its_training_length():
-    """Per position, RoPE's excess loss leaves its trained range before 2 × train_len,
+def test_rope_degrades_well_before_four_times_its_training_length():
+    """Per position, RoPE's excess loss leaves its trained range before 3 × train_len,
     though the mean over a window of 4 × train_len is still close to the first."""
     position, before, after = ev.rope_degradation()
-    assert FIRST < position < 2 * FIRST, position
-    assert before[1] < after[0]
+    assert FIRST < position < 3 * FIRST, position
+    inside = ev.claims.rope_inside()
+    assert inside[1] < after[0] and inside[1] < after[1] - 0.05, (inside, after)
     assert abs(ev.loss("rope", MID) - ev.loss("rope", FIRST)) < FLAT  # the mean hides it
     sliding = [ev.loss("rope", n, "sliding") for n in LENGTHS[:3]]
     assert sliding[0] < sliding[1] < sliding[2], sliding
@@ -266,20 +267,20 @@ def test_fine_tuned_rope_holds_its_loss_and_its_retrieval_improves_in_part():
     assert rope < ev.extension_passkey("dynamic", "fine_tuned", LAST)
 
 
-def test_position_interpolations_retrieval_past_the_target_does_not_move():
-    """Same accuracy in every seed × depth cell at the longest length, a lower loss, and
-    a different model: documents change outcome, as many found as lost."""
+def test_position_interpolations_retrieval_past_the_target_hardly_moves():
+    """The same mean accuracy at the longest length to two decimals, most seed × depth
+    cells unchanged, few documents changing outcome, a lower loss: a different model
+    whose retrieval there is where it was."""
     same, cells = ev.same_cells("pi", LAST)
-    assert same == cells
-    assert ev.extension_passkey("pi", "fine_tuned", LAST) == ev.extension_passkey(
-        "pi", "zero_shot", LAST
-    )
+    assert same > cells / 2
+    zero, tuned = (ev.extension_passkey("pi", k, LAST) for k in ("zero_shot", "fine_tuned"))
+    assert f"{zero:.2f}" == f"{tuned:.2f}"
     assert (
         ev.extension_loss("pi", "fine_tuned", LAST)
         < ev.extension_loss("pi", "zero_shot", LAST) - 0.1
     )
     changed, documents = ev.documents_changed("pi", LAST)
-    assert 0 < changed < documents and changed % 2 == 0  # as many found as lost
+    assert 0 < changed < 0.05 * documents
     pi = [ev.answer_loss("pi", k, LAST) for k in ("zero_shot", "fine_tuned")]
     rope = [ev.answer_loss("rope", k, LAST) for k in ("zero_shot", "fine_tuned")]
     assert abs(pi[0] - pi[1]) < 0.05 and rope[0] - rope[1] > 0.1, (pi, rope)
@@ -313,3 +314,79 @@ def test_keys_far_from_the_question_are_lost_first(method):
     for stage in ("zero_shot", "fine_tuned"):
         grid = ev.depth_grid(ev.results("context_extension")["methods"][method][stage], [LAST])
         assert grid[0, 0] <= grid[-1, 0], (stage, grid[:, 0])
+
+
+# The designs of 2025–26 and the remapping methods ---------------------------------------
+
+
+def _losses(encoding):
+    return [ev.loss(encoding, n) for n in LENGTHS]
+
+
+def test_sliding_window_rope_with_global_nope_keeps_falling_and_finds_the_key():
+    losses = _losses("swa_nope")
+    assert all(a > b for a, b in zip(losses, losses[1:], strict=False)), losses
+    assert ev.passkey("swa_nope", LAST) > 0.9
+    assert losses[0] > ev.loss("rope", FIRST)  # it pays a little at the training length
+    assert all(
+        w == ev.designs.layer_pattern("swa_nope")[0][1]
+        for r, w in ev.designs.layer_pattern("swa_nope")
+        if r
+    )
+
+
+def test_one_nope_layer_in_four_rises_as_rope_does():
+    losses = _losses("rope_nope")
+    assert losses[-1] > losses[0] + 0.05 and abs(losses[-1] - ev.loss("rope", LAST)) < 0.1
+    assert ev.passkey("rope_nope", LAST) < 0.5
+    assert [r for r, _ in ev.designs.layer_pattern("rope_nope")] == [True, True, True, False]
+
+
+def test_rotating_less_keeps_retrieval_not_the_loss():
+    for encoding in ("partial", "p_rope"):
+        assert min(ev.passkey(encoding, n) for n in LENGTHS) >= 0.95, encoding
+        losses = _losses(encoding)
+        assert losses[-1] > losses[0] + 0.1, encoding
+        assert ev.passkey(encoding, LAST) > ev.passkey("rope", LAST) + 0.5
+
+
+def test_a_high_base_trades_loss_for_reach():
+    assert all(ev.loss("rope_1e6", n) > ev.loss("rope", n) for n in LENGTHS)
+    assert ev.passkey("rope_1e6", LAST) > ev.passkey("rope", LAST) + 0.3
+    high, pairs = ev.designs.pairs_still(1e6, LAST)
+    low, _ = ev.designs.pairs_still(1e4, LAST)
+    assert low < high < pairs
+
+
+def test_rerope_and_dca_hold_loss_and_key_past_every_frequency_method():
+    frequency = ("rope", "pi", "ntk", "dynamic", "yarn")
+    best = min(ev.designs.remap_loss(m, LAST) for m in frequency)
+    train_len = ev.results("length_generalisation")["train_len"]
+    for method in ("rerope", "dual_chunk"):
+        assert ev.designs.remap_loss(method, LAST) < best, method
+        assert ev.designs.remap_passkey(method, LAST) >= 0.99, method
+        assert ev.designs.remap_passkey(method, LAST) > ev.designs.remap_passkey("dynamic", LAST)
+        assert ev.designs.largest_distance(method, LAST) <= train_len, method
+    assert best == ev.designs.remap_loss("yarn", LAST)  # the best frequency method by loss
+    best_key = max(ev.designs.remap_passkey(m, LAST) for m in frequency)
+    assert best_key == ev.designs.remap_passkey("dynamic", LAST)  # and by retrieval
+
+
+def test_self_extend_holds_as_far_as_it_was_set_for():
+    train_len = ev.results("length_generalisation")["train_len"]
+    zero_shot = [ev.designs.remap_loss(m, TARGET) for m in ("rope", "pi", "ntk", "dynamic", "yarn")]
+    at_target = ev.designs.remap_loss("self_extend", TARGET)
+    assert at_target < min(zero_shot)
+    assert ev.designs.largest_distance("self_extend", TARGET) <= train_len
+    assert ev.designs.largest_distance("self_extend", LAST) > train_len
+    assert ev.designs.remap_loss("self_extend", LAST) > at_target + 0.05
+    assert ev.designs.remap_passkey("self_extend", LAST) < ev.designs.remap_passkey(
+        "self_extend", TARGET
+    )
+    remapped = [ev.designs.remap_loss(m, TARGET) for m in ("self_extend", "rerope", "dual_chunk")]
+    assert max(remapped) < min(zero_shot)  # the three lowest at the target length
+
+
+def test_a_passkey_cell_has_a_standard_error_of_at_most_three_hundredths():
+    documents = ev.claims.passkey_cell_documents()
+    assert np.sqrt(0.25 / documents) <= 0.03

@@ -1,8 +1,9 @@
 """The book's own experiments (``scripts/experiments/``) and their committed results.
 
-- The results files ``docs/data/experiments/*.json`` follow the schema: command, seeds
-  (at least three), versions, code hash, ``train_len``, ``eval_lens`` and one value per
-  seed for every method, metric and length.
+- The results files ``docs/data/experiments/*.json`` (the miniature) and
+  ``docs/data/experiments/large/*.json`` (the larger scale) follow the schema: command,
+  preset, device, seeds (at least three), versions, code hash, ``train_len``,
+  ``eval_lens`` and one value per seed for every method, metric and length.
 - They were made by the current code: their code hash is the hash of the sources of
   ``scripts/experiments/`` (a stale file fails, saying which command remakes it), and
   that hash changes when a source changes.
@@ -30,7 +31,13 @@ RESULTS = ROOT / "docs" / "data" / "experiments"
 EXPERIMENTS = ("length_generalisation", "context_extension")
 #: The encodings the first experiment must cover (xPos is optional).
 REQUIRED_ENCODINGS = {"nope", "learned", "sinusoidal", "rope", "alibi", "t5"}
-EXTENSION_METHODS = {"rope", "pi", "ntk", "dynamic", "yarn"}
+#: The designs of 2025–26 models, in both scales.
+NEW_DESIGNS = {"rope_nope", "swa_nope", "partial", "p_rope", "rope_1e6"}
+FREQUENCY_METHODS = {"rope", "pi", "ntk", "dynamic", "yarn"}
+REMAP_METHODS = {"self_extend", "rerope", "dual_chunk"}
+EXTENSION_METHODS = FREQUENCY_METHODS | REMAP_METHODS
+#: Each preset's committed results folder.
+PRESET_FOLDERS = {"mini": RESULTS, "large": RESULTS / "large"}
 RERUN = "rerun `python3 scripts/book.py experiments`"
 
 
@@ -96,12 +103,17 @@ def check_schema(result: dict, name: str, min_seeds: int = 3) -> None:
     assert isinstance(result["train_len"], int) and lengths[0] == result["train_len"]
     assert lengths == sorted(lengths) and len(lengths) >= 3
     assert result["run"]["wall_time_s"] > 0 and result["run"]["hardware"]["cpu_count"] >= 1
-    for key in ("unigram_entropy", "loss_floor"):
-        assert 0 < result["reference"][key] < np.log(64)
+    assert result["preset"] in PRESET_FOLDERS
+    assert result["device"]["kind"] in ("cpu", "cuda") and result["device"]["name"]
+    for key in ("unigram_entropy", "loss_floor"):  # one value per seed: its own documents
+        assert len(result["reference"][key]) == len(seeds)
+        assert all(0 < v < np.log(64) for v in result["reference"][key])
     floors = result["reference"]["loss_floor_by_position"]
     assert sorted(floors, key=int) == [str(n) for n in lengths]
-    for curve in floors.values():
-        assert len(curve) == result["settings"]["bins"] and all(0 < v < np.log(64) for v in curve)
+    for per_seed in floors.values():
+        for curve in per_seed:
+            assert len(curve) == result["settings"]["bins"]
+            assert all(0 < v < np.log(64) for v in curve)
     settings, task = result["settings"], result["task"]
     assert 0 < settings["passkey_share"] <= 1 and settings["answer_weight"] >= 0
     assert len(task["digit_ids"]) == task["key_length"]
@@ -109,7 +121,7 @@ def check_schema(result: dict, name: str, min_seeds: int = 3) -> None:
     methods = result["methods"]
     n = len(seeds)
     if name == "length_generalisation":
-        assert REQUIRED_ENCODINGS <= set(methods)
+        assert REQUIRED_ENCODINGS | NEW_DESIGNS <= set(methods)
         for method, metrics in methods.items():
             _check_metrics(metrics, lengths, n, method)
             assert sorted(metrics["sliding"], key=int) == [str(n) for n in lengths]
@@ -121,8 +133,11 @@ def check_schema(result: dict, name: str, min_seeds: int = 3) -> None:
         assert result["fine_tune"]["answer_weight"] == settings["answer_weight"]
         documents = settings["passkey_samples"] * len(settings["depths"])
         for method, metrics in methods.items():
-            for stage in ("zero_shot", "fine_tuned"):
-                _check_metrics(metrics[stage], lengths, n, f"{method}.{stage}")
+            _check_metrics(metrics["zero_shot"], lengths, n, f"{method}.zero_shot")
+            if method in REMAP_METHODS:  # used zero-shot only
+                assert "fine_tuned" not in metrics and metrics["remap"]["name"], method
+                continue
+            _check_metrics(metrics["fine_tuned"], lengths, n, f"{method}.fine_tuned")
             changed = metrics["passkey_changed"]
             assert sorted(changed, key=int) == [str(n) for n in lengths], method
             assert all(0 <= c <= documents for v in changed.values() for c in v), method
@@ -133,6 +148,8 @@ def check_fine_tuned_model_evaluated(result: dict) -> None:
     loss differs from the zero-shot model's (a cached model, a reused result or the
     zero-shot model evaluated twice would give the same numbers)."""
     for method, metrics in result["methods"].items():
+        if "fine_tuned" not in metrics:  # the remapping methods, zero-shot only
+            continue
         for n in result["eval_lens"]:
             zero = metrics["zero_shot"]["non_overlapping"][str(n)]["mean"]
             tuned = metrics["fine_tuned"]["non_overlapping"][str(n)]["mean"]
@@ -144,33 +161,50 @@ def check_fine_tuned_model_evaluated(result: dict) -> None:
                 assert answers[0][seed] != answers[1][seed], f"{method} seed {seed} at {n}"
 
 
-def _committed(name: str) -> dict:
-    path = RESULTS / f"{name}.json"
+def _committed(name: str, preset: str = "mini") -> dict:
+    path = PRESET_FOLDERS[preset] / f"{name}.json"
     if not path.exists():
-        pytest.fail(f"{path.relative_to(ROOT)} is missing: {RERUN}")
+        pytest.fail(f"{path.relative_to(ROOT)} is missing: {RERUN} --preset {preset}")
     return json.loads(path.read_text())
 
 
-@pytest.mark.parametrize("name", EXPERIMENTS)
-def test_committed_results_follow_the_schema(name):
-    check_schema(_committed(name), name)
+#: The presets whose results are committed: the miniature always; the larger scale once
+#: its GPU run is in.
+COMMITTED = [
+    p for p, folder in PRESET_FOLDERS.items() if (folder / "length_generalisation.json").exists()
+]
 
 
+def test_the_miniatures_results_are_committed():
+    assert "mini" in COMMITTED, f"the miniature's results are missing: {RERUN}"
+
+
+@pytest.mark.parametrize("preset", COMMITTED)
 @pytest.mark.parametrize("name", EXPERIMENTS)
-def test_committed_results_come_from_the_current_code(name):
-    recorded = _committed(name)["code_hash"]
+def test_committed_results_follow_the_schema(name, preset):
+    result = _committed(name, preset)
+    check_schema(result, name)
+    assert result["preset"] == preset
+
+
+@pytest.mark.parametrize("preset", COMMITTED)
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_committed_results_come_from_the_current_code(name, preset):
+    recorded = _committed(name, preset)["code_hash"]
     assert recorded == experiments.code_hash(), (
-        f"docs/data/experiments/{name}.json was made by other code than scripts/experiments/ "
-        f"now holds (stale results): {RERUN}"
+        f"{preset}: {name}.json was made by other code than scripts/experiments/ "
+        f"now holds (stale results): {RERUN} --preset {preset}"
     )
 
 
 def test_only_the_known_experiments_have_results():
-    assert {p.stem for p in RESULTS.glob("*.json")} <= set(EXPERIMENTS)
+    for folder in PRESET_FOLDERS.values():
+        assert {p.stem for p in folder.glob("*.json")} <= set(EXPERIMENTS)
 
 
 def test_the_stale_check_fails_when_a_source_changes(tmp_path):
-    """A copy of the sources hashes alike; one changed byte, a new file or a rename do not."""
+    """A copy of the sources hashes alike; a changed number, a new file or a rename do
+    not; a comment, blank lines or other words in a docstring do (they compute nothing)."""
     copy = tmp_path / "experiments"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     original = experiments.code_hash(copy)
@@ -181,6 +215,9 @@ def test_the_stale_check_fails_when_a_source_changes(tmp_path):
     assert experiments.code_hash(copy) != original
     model.write_text(text)
     assert experiments.code_hash(copy) == original
+    model.write_text("# a comment\n" + text.replace('"""', '"""Other words. ', 1) + "\n\n")
+    assert experiments.code_hash(copy) == original  # layout, comments, docstrings: not code
+    model.write_text(text)
     (copy / "extra.py").write_text("")
     assert experiments.code_hash(copy) != original
     (copy / "extra.py").unlink()
@@ -194,9 +231,9 @@ def test_a_result_with_a_wrong_hash_is_reported_stale(tmp_path, monkeypatch):
     fake.mkdir()
     result = {"code_hash": "0" * 64}
     (fake / "length_generalisation.json").write_text(json.dumps(result))
-    monkeypatch.setattr(sys.modules[__name__], "RESULTS", fake)
+    monkeypatch.setitem(PRESET_FOLDERS, "mini", fake)
     with pytest.raises(AssertionError, match="stale results"):
-        test_committed_results_come_from_the_current_code("length_generalisation")
+        test_committed_results_come_from_the_current_code("length_generalisation", "mini")
 
 
 def test_the_committed_fine_tuned_numbers_are_a_new_models():
@@ -222,23 +259,71 @@ def test_the_schema_check_rejects_a_missing_seed():
 # The quick run -----------------------------------------------------------------------
 
 
+def _quick(out: Path, *options: str) -> tuple[dict, str]:
+    """Run ``run.py --quick`` with ``options`` in a fresh process; its results and stderr."""
+    done = subprocess.run(
+        [sys.executable, str(PACKAGE / "run.py"), "--quick", "--out", str(out), *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
+    return written, done.stderr
+
+
+def _numbers(result: dict) -> dict:
+    """A results file without what may differ between equal runs: the run's wall time
+    and hardware, and the command line."""
+    return {k: v for k, v in result.items() if k not in ("run", "command")}
+
+
 @pytest.fixture(scope="module")
 def quick_runs(tmp_path_factory):
     """The quick miniature, run twice in fresh processes with the same command line."""
     _torch()
     out = tmp_path_factory.mktemp("quick")
-    runs = []
-    for _ in range(2):
-        done = subprocess.run(
-            [sys.executable, str(PACKAGE / "run.py"), "--quick", "--out", str(out)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        runs.append({name: json.loads((out / f"{name}.json").read_text()) for name in EXPERIMENTS})
-    return runs, done.stderr
+    first, _ = _quick(out)
+    second, stderr = _quick(out)
+    return [first, second], stderr
+
+
+@pytest.mark.slow
+def test_two_worker_processes_give_the_same_numbers_as_one(quick_runs, tmp_path):
+    (first, _), _ = quick_runs
+    parallel, _ = _quick(tmp_path, "--jobs", "2")
+    for name in EXPERIMENTS:
+        assert _numbers(parallel[name]) == _numbers(first[name]), name
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_continues_from_its_units(quick_runs, tmp_path):
+    """Units kept in --units are read back, not recomputed: a unit file edited by hand
+    shows up in the results."""
+    (first, _), _ = quick_runs
+    units = tmp_path / "units"
+    _quick(tmp_path / "a", "--units", str(units), "--only", "length_generalisation")
+    path = units / "length_generalisation-nope-0.json"
+    kept = json.loads(path.read_text())
+    kept["result"]["train_loss_final"] = 123.0
+    path.write_text(json.dumps(kept))
+    again, stderr = _quick(tmp_path / "b", "--units", str(units), "--only", "length_generalisation")
+    assert "kept from" in stderr
+    nope = again["length_generalisation"]["methods"]["nope"]["train_loss_final"]
+    assert (
+        nope[0] == 123.0
+        and nope[1:] == first["length_generalisation"]["methods"]["nope"]["train_loss_final"][1:]
+    )
+
+
+@pytest.mark.slow
+def test_the_large_presets_quick_form_runs_on_the_cpu(tmp_path):
+    _torch()
+    result, _ = _quick(tmp_path, "--preset", "large")
+    for name in EXPERIMENTS:
+        check_schema(result[name], name)
+        assert result[name]["preset"] == "large" and result[name]["device"]["kind"] == "cpu"
 
 
 @pytest.mark.slow
@@ -339,11 +424,11 @@ def test_the_rotation_is_the_librarys_apply_rope(scaling):
 
 def test_the_ntk_method_uses_the_librarys_base():
     _torch()
-    from experiments.run import FULL, extension_rope
+    from experiments.settings import MINI, extension_rope
 
-    rope = extension_rope("ntk", FULL, 10000.0)
-    head_dim = FULL.d_model // FULL.heads
-    assert rope.base == pe.ntk_aware_base(10000.0, FULL.extension_factor, head_dim)
+    rope = extension_rope("ntk", MINI, 10000.0)
+    head_dim = MINI.d_model // MINI.heads
+    assert rope.base == pe.ntk_aware_base(10000.0, MINI.extension_factor, head_dim)
 
 
 def test_the_xpos_scales_are_the_librarys():
@@ -438,7 +523,14 @@ def test_the_language_is_the_same_for_the_same_seed():
 
 @pytest.mark.parametrize(
     ("argv", "option"),
-    [(["--seeds", "0,x"], "--seeds"), (["--seeds", "1,1"], "--seeds"), (["--only", "x"], "--only")],
+    [
+        (["--seeds", "0,x"], "--seeds"),
+        (["--seeds", "1,1"], "--seeds"),
+        (["--only", "x"], "--only"),
+        (["--preset", "huge"], "--preset"),
+        (["--device", "tpu"], "--device"),
+        (["--jobs", "0"], "--jobs"),
+    ],
 )
 def test_bad_command_line_values_name_the_option(argv, option):
     _torch()

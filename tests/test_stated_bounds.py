@@ -53,6 +53,12 @@ def _rope_f64_error():
     return max(precision._angle_errors()["float64 angles, rounded once"])
 
 
+def _passkey_cell_se():
+    from pe_book.chapters.evidence import claims
+
+    return claims.passkey_cell_se()
+
+
 def _passkey_learned_best():
     from pe_book.chapters.evidence import claims
 
@@ -81,6 +87,7 @@ BOUNDS = {
     "precision.f64_error_max": ("upper", _rope_f64_error),  # "off by at most"
     "precision.score_f32_max": ("upper", _score_f32_error),  # "off by at most"
     "evidence.passkey_learned_best": ("upper", _passkey_learned_best),  # "at most"
+    "evidence.passkey_cell_se": ("upper", _passkey_cell_se),  # "at most"
     "todays_models.gpt_oss_largest_change": ("upper", _gpt_oss_change),  # "by up to"
 }
 

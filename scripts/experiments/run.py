@@ -1,29 +1,36 @@
 """Run the book's experiments and write their results to ``docs/data/experiments/``.
 
-    python3 scripts/book.py experiments            # the full run (about 20 minutes, 2 cores)
-    python3 scripts/book.py experiments --quick    # a miniature of each, into a temp folder
+    python3 scripts/book.py experiments                    # the miniature (CPU)
+    python3 scripts/book.py experiments --preset large --device cuda --jobs 8
+    python3 scripts/book.py experiments --quick            # seconds, into a temp folder
 
-Options: ``--quick``, ``--out DIR``, ``--only NAME`` (``length_generalisation`` or
-``context_extension``; repeatable), ``--seeds 0,1,2``. A progress bar goes to stderr.
+Options: ``--preset mini|large`` (``experiments.settings``), ``--quick``, ``--device
+cpu|cuda``, ``--jobs N`` (worker processes; results do not depend on it), ``--out
+DIR``, ``--units DIR`` (each finished model's results are kept there, and a rerun
+with the same folder continues where an interrupted one stopped), ``--only NAME``
+(``length_generalisation`` or ``context_extension``; repeatable), ``--seeds 0,1,2``.
+A progress bar goes to stderr.
 
 Experiments
     ``length_generalisation``: one model per encoding and seed, trained at ``train_len``
     tokens, evaluated at 1, 2, 4, 8 and 16 times that: loss by position
     (non-overlapping windows), loss with a sliding window, passkey accuracy by depth
-    and the passkey answers' loss.
+    and the passkey answers' loss, and the training curve.
 
     ``context_extension``: the RoPE models of the first experiment, with the context
     stretched ``factor`` times by position interpolation, NTK-aware scaling, dynamic
     NTK and YaRN (plus plain RoPE for comparison), all through
-    ``pe_explained.rope_frequencies``; evaluated zero-shot and after a short fine-tune
-    at ``factor · train_len`` tokens, with the number of passkey documents whose
-    outcome the fine-tune changed.
+    ``pe_explained.rope_frequencies``, evaluated zero-shot and after a short fine-tune
+    at ``factor · train_len`` tokens; and by Self-Extend, ReRoPE and Dual Chunk
+    Attention (``experiments.remap``), zero-shot.
 
-Each results file records the command, the seeds, the versions, :func:`code_hash` of
-this folder, and per method and length the metric with one value per seed. Numbers are
-rounded to 6 significant digits and written with sorted keys; the ``"run"`` section
-(wall time, hardware) is the only part that differs between two runs with the same
-seeds on one machine.
+Each seed's model is evaluated on its own documents (drawn with the evaluation seed and
+the training seed), so the ranges over seeds cover both the training and the sample of
+documents. Each results file records the command, the preset, the device, the seeds,
+the versions, :func:`code_hash` of this folder, and per method and length the metric
+with one value per seed. Numbers are rounded to 6 significant digits and written with
+sorted keys; the ``"run"`` section (wall time, hardware) is the only part that differs
+between two runs with the same seeds on one machine.
 """
 
 from __future__ import annotations
@@ -36,7 +43,9 @@ import platform
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, replace
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, replace
+from multiprocessing import get_context
 from pathlib import Path
 
 if not __package__:  # started as a file: make the package importable by its name
@@ -47,9 +56,16 @@ import torch  # noqa: E402
 
 import pe_explained as pe  # noqa: E402
 from experiments import code_hash, data  # noqa: E402
-from experiments.model import ENCODINGS, ModelConfig, Rope, TinyDecoder, parameter_count  # noqa: E402
+from experiments.model import TinyDecoder, parameter_count  # noqa: E402
+from experiments.settings import (  # noqa: E402
+    PRESETS,
+    REMAP_METHODS,
+    Settings,
+    extension_remap,
+    extension_rope,
+    quick,
+)
 from experiments.train import (  # noqa: E402
-    TrainConfig,
     floor_by_position,
     new_model,
     non_overlapping,
@@ -59,154 +75,21 @@ from experiments.train import (  # noqa: E402
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Where the full run writes its results (committed with the book).
+#: Where a full run writes its results (committed with the book): the miniature's in
+#: this folder, each other preset's in a subfolder named after it.
 RESULTS = ROOT / "docs" / "data" / "experiments"
 #: The experiments, in the order they run.
 EXPERIMENTS = ("length_generalisation", "context_extension")
-#: Seed of the evaluation documents and passkeys: every model sees the same ones.
+#: Seed of the evaluation documents and passkeys, with each training seed.
 EVAL_SEED = 1_000_003
 #: Significant digits kept in the results files.
 DIGITS = 6
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Everything that sizes a run; :data:`FULL` and :data:`QUICK` are the two in use."""
-
-    train_len: int
-    factors: tuple[int, ...]
-    seeds: tuple[int, ...]
-    d_model: int
-    layers: int
-    heads: int
-    steps: int
-    batch: int
-    lr: float
-    #: Evaluation documents: rows, each ``2 · max(eval_lens)`` tokens long (plus one).
-    eval_rows: int
-    #: Bins of the loss-by-position curves.
-    bins: int
-    #: Sliding window: stride as a fraction of the window.
-    stride_share: float
-    depths: tuple[float, ...]
-    passkey_samples: int
-    #: Context extension: stretch factor, fine-tune steps and batch (rows).
-    extension_factor: int
-    finetune_steps: int
-    finetune_batch: int
-    finetune_lr: float
-    #: Training objective: share of each batch made of passkey documents, and the
-    #: weight of the passkey answers' loss beside the language loss (``train``).
-    passkey_share: float = 0.25
-    answer_weight: float = 1.0
-    encodings: tuple[str, ...] = ENCODINGS
-    extension_methods: tuple[str, ...] = ("rope", "pi", "ntk", "dynamic", "yarn")
-
-    @property
-    def eval_lens(self) -> list[int]:
-        """Evaluation lengths: ``factor · train_len`` for every factor."""
-        return [f * self.train_len for f in self.factors]
-
-    def model_config(self, encoding: str) -> ModelConfig:
-        """The model of ``encoding`` at these settings."""
-        return ModelConfig(
-            encoding=encoding,
-            train_len=self.train_len,
-            d_model=self.d_model,
-            layers=self.layers,
-            heads=self.heads,
-        )
-
-    def train_config(self) -> TrainConfig:
-        """Training at ``train_len``."""
-        return TrainConfig(
-            steps=self.steps,
-            batch=self.batch,
-            length=self.train_len,
-            lr=self.lr,
-            passkey_share=self.passkey_share,
-            answer_weight=self.answer_weight,
-        )
-
-    def finetune_config(self) -> TrainConfig:
-        """The fine-tune of the context-extension experiment, at ``factor · train_len``."""
-        return TrainConfig(
-            steps=self.finetune_steps,
-            batch=self.finetune_batch,
-            length=self.extension_factor * self.train_len,
-            lr=self.finetune_lr,
-            warmup=max(1, self.finetune_steps // 10),
-            passkey_share=self.passkey_share,
-            answer_weight=self.answer_weight,
-        )
-
-
-FULL = Settings(
-    train_len=64,
-    factors=(1, 2, 4, 8, 16),
-    seeds=(0, 1, 2),
-    d_model=128,
-    layers=4,
-    heads=4,
-    steps=200,
-    batch=32,
-    lr=3e-3,
-    eval_rows=8,
-    bins=16,
-    stride_share=0.25,
-    depths=(0.1, 0.3, 0.5, 0.7, 0.9),
-    passkey_samples=16,
-    extension_factor=4,
-    finetune_steps=40,
-    finetune_batch=8,
-    finetune_lr=1e-3,
-)
-
-QUICK = replace(
-    FULL,
-    train_len=32,
-    factors=(1, 2, 4),
-    d_model=32,
-    layers=2,
-    heads=2,
-    steps=12,
-    batch=8,
-    eval_rows=2,
-    bins=4,
-    depths=(0.2, 0.8),
-    passkey_samples=4,
-    extension_factor=2,
-    finetune_steps=4,
-    finetune_batch=4,
-)
-
-
-# Context-extension methods -----------------------------------------------------------
-
-
-def extension_rope(method: str, settings: Settings, base: float) -> Rope:
-    """The RoPE settings of a context-extension ``method`` for factor ``f`` and length ``L``.
-
-    ``rope``: unchanged. ``pi``: ``{"rope_type": "linear", "factor": f}`` (every
-    frequency divided by ``f``). ``ntk``: a new base ``pe_explained.ntk_aware_base(base,
-    f, head_dim) = base · f^(d/(d−2))``. ``dynamic``: ``{"rope_type": "dynamic",
-    "factor": f, "original_max_position_embeddings": L}``, recomputed for every length.
-    ``yarn``: ``{"rope_type": "yarn", "factor": f, "original_max_position_embeddings":
-    L}``, whose attention factor multiplies cos and sin.
-    """
-    f = float(settings.extension_factor)
-    length = settings.train_len
-    head_dim = settings.d_model // settings.heads
-    if method == "rope":
-        return Rope(base=base)
-    if method == "pi":
-        return Rope(base=base, scaling={"rope_type": "linear", "factor": f})
-    if method == "ntk":
-        return Rope(base=pe.ntk_aware_base(base, f, head_dim))
-    if method in ("dynamic", "yarn"):
-        scaling = {"rope_type": method, "factor": f, "original_max_position_embeddings": length}
-        return Rope(base=base, scaling=scaling)
-    raise ValueError(f"method must be one of rope, pi, ntk, dynamic, yarn; got {method!r}")
+def results_folder(preset: str) -> Path:
+    """Where the full run of ``preset`` writes: :data:`RESULTS` for the miniature,
+    ``RESULTS / preset`` for the others."""
+    return RESULTS if preset == "mini" else RESULTS / preset
 
 
 # Progress ----------------------------------------------------------------------------
@@ -262,28 +145,38 @@ def rounded(value):
 
 
 class Runner:
-    """Trains the models once and runs the experiments on them."""
+    """Trains the models and evaluates them, each seed on its own documents."""
 
-    def __init__(self, settings: Settings, progress: Progress) -> None:
+    def __init__(self, settings: Settings, device: str = "cpu", progress=None) -> None:
         self.settings = settings
-        self.progress = progress
+        self.device = device
+        self.progress = progress or Progress(0)
         self.language = data.Language()
-        s = settings
-        self.eval_tokens, self.eval_topics = self.language.documents(
-            s.eval_rows, 2 * max(s.eval_lens) + 1, np.random.default_rng(EVAL_SEED)
-        )
+        self._documents: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.models: dict[tuple[str, int], TinyDecoder] = {}
         self.curves: dict[tuple[str, int], list[float]] = {}
 
-    def reference(self) -> dict:
-        """The losses a model is judged against, on the evaluation documents: the
+    def documents(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """Seed ``seed``'s evaluation documents and their topics, drawn with
+        ``default_rng([EVAL_SEED, seed])``: ``eval_rows`` rows of ``2 · max(eval_lens) + 1``."""
+        if seed not in self._documents:
+            s = self.settings
+            rng = np.random.default_rng([EVAL_SEED, seed])
+            self._documents[seed] = self.language.documents(
+                s.eval_rows, 2 * max(s.eval_lens) + 1, rng
+            )
+        return self._documents[seed]
+
+    def reference(self, seed: int) -> dict:
+        """The losses a model is judged against, on seed ``seed``'s documents: the
         unigram entropy, the generator's own loss (the floor; also binned by position
         as the models' loss by position is, per evaluation length) and ``ln VOCAB``."""
         s = self.settings
-        floor = self.language.token_losses(self.eval_tokens, self.eval_topics)
+        tokens, topics = self.documents(seed)
+        floor = self.language.token_losses(tokens, topics)
         return {
-            "unigram_entropy": data.unigram_entropy(self.eval_tokens),
-            "loss_floor": self.language.loss_floor(self.eval_tokens, self.eval_topics),
+            "unigram_entropy": data.unigram_entropy(tokens),
+            "loss_floor": self.language.loss_floor(tokens, topics),
             "loss_floor_by_position": {
                 str(n): floor_by_position(floor, n, s.bins) for n in s.eval_lens
             },
@@ -296,43 +189,43 @@ class Runner:
         if key not in self.models:
             s = self.settings
             self.progress.show(f"{encoding} seed {seed}: training")
-            model = new_model(s.model_config(encoding), seed)
+            model = new_model(s.model_config(encoding), seed, self.device)
             self.curves[key] = train(model, s.train_config(), seed, self.language)
             self.models[key] = model
-            self.progress.step(f"{encoding} seed {seed}: trained")
         return self.models[key]
 
     def evaluate(
-        self, model: TinyDecoder, label: str, with_sliding: bool, documents: dict | None = None
+        self, model: TinyDecoder, seed: int, label: str, with_sliding: bool, documents=None
     ) -> dict:
         """Loss by position, sliding-window loss (if asked), passkey accuracy by depth and
-        the passkey answers' mean loss, per length.
+        the passkey answers' mean loss, per length, on seed ``seed``'s documents.
 
         ``documents``, if given, receives each passkey document's outcome: an array of
         booleans per ``(length, depth)``.
         """
         s = self.settings
+        tokens, _ = self.documents(seed)
+        batch = s.eval_batch_tokens
         out: dict = {"non_overlapping": {}, "passkey": {}, "passkey_answer_loss": {}}
         if with_sliding:
             out["sliding"] = {}
         self.progress.show(f"{label}: evaluating")
         for n in s.eval_lens:
-            out["non_overlapping"][str(n)] = non_overlapping(model, self.eval_tokens, n, s.bins)
+            out["non_overlapping"][str(n)] = non_overlapping(model, tokens, n, s.bins, batch)
             if with_sliding:
                 stride = max(1, int(s.stride_share * n))
-                out["sliding"][str(n)] = sliding(model, self.eval_tokens, n, stride)
+                out["sliding"][str(n)] = sliding(model, tokens, n, stride, batch)
             out["passkey"][str(n)] = {}
             answer_losses = []
             for d in s.depths:
                 passed, answer_loss = passkey_documents(
-                    model, self.language, n, d, s.passkey_samples, EVAL_SEED
+                    model, self.language, n, d, s.passkey_samples, (EVAL_SEED, seed), batch
                 )
                 out["passkey"][str(n)][f"{d:g}"] = float(passed.mean())
                 answer_losses.append(answer_loss)
                 if documents is not None:
                     documents[(n, d)] = passed
             out["passkey_answer_loss"][str(n)] = float(np.mean(answer_losses))
-        self.progress.step(f"{label}: evaluated")
         return out
 
 
@@ -348,25 +241,152 @@ def gather(per_seed: list[dict]) -> dict:
     return list(per_seed)
 
 
-# The experiments ---------------------------------------------------------------------
+# Units of work: one model (length generalisation) or one seed's RoPE model stretched by
+# every method (context extension). Their results depend on nothing but the unit.
 
 
-def length_generalisation(runner: Runner) -> dict:
-    """Every encoding trained at ``train_len``, evaluated at every length; per seed."""
+def units(settings: Settings, experiments: tuple[str, ...]) -> list[tuple]:
+    """The units of a run, longest first: ``("context_extension", seed)`` and
+    ``("length_generalisation", encoding, seed)``."""
+    out: list[tuple] = []
+    if "context_extension" in experiments:
+        out += [("context_extension", seed) for seed in settings.seeds]
+    if "length_generalisation" in experiments:
+        out += [
+            ("length_generalisation", e, seed)
+            for e in settings.encodings
+            for seed in settings.seeds
+        ]
+    return out
+
+
+def length_unit(runner: Runner, encoding: str, seed: int) -> dict:
+    """One model of ``encoding`` and ``seed``, trained and evaluated."""
+    model = runner.trained(encoding, seed)
+    result = runner.evaluate(model, seed, f"{encoding} seed {seed}", with_sliding=True)
+    curve = runner.curves[(encoding, seed)]
+    result["train_loss_final"] = float(np.mean(curve[-10:]))
+    result["train_curve"] = [float(np.mean(curve[i : i + 10])) for i in range(0, len(curve), 10)]
+    result["parameters"] = parameter_count(model)
+    return result
+
+
+def extension_unit(runner: Runner, seed: int) -> dict:
+    """Seed ``seed``'s RoPE model stretched by every method: zero-shot, and for the
+    frequency methods fine-tuned too, with the passkey documents the fine-tune changed."""
     s = runner.settings
+    out = {}
+    base_model = runner.trained("rope", seed)
+    for method in s.extension_methods:
+        model = copy.deepcopy(base_model)
+        model.rope = extension_rope(method, s, s.model_config("rope").rope_base)
+        model.remap = extension_remap(method, s)
+        label = f"{method} seed {seed}"
+        before: dict = {}
+        entry = {"zero_shot": runner.evaluate(model, seed, f"{label} zero-shot", False, before)}
+        if method not in REMAP_METHODS:
+            runner.progress.show(f"{label}: fine-tuning")
+            curve = train(model, s.finetune_config(), seed, runner.language)
+            after: dict = {}
+            tuned = runner.evaluate(model, seed, f"{label} fine-tuned", False, after)
+            tuned["finetune_loss_final"] = float(np.mean(curve[-5:]))
+            entry["fine_tuned"] = tuned
+            entry["passkey_changed"] = {
+                str(n): int(sum((before[n, d] != after[n, d]).sum() for d in s.depths))
+                for n in s.eval_lens
+            }
+        out[method] = entry
+    return out
+
+
+def run_unit(runner: Runner, unit: tuple) -> dict:
+    """The results of one unit, with the reference losses of its seed."""
+    if unit[0] == "context_extension":
+        result = extension_unit(runner, unit[1])
+    else:
+        result = length_unit(runner, unit[1], unit[2])
+    return {"result": result, "reference": runner.reference(unit[-1])}
+
+
+def unit_name(unit: tuple) -> str:
+    """A file name for ``unit``: ``length_generalisation-rope-1.json``."""
+    return "-".join(str(part) for part in unit) + ".json"
+
+
+_WORKER: dict = {}
+
+
+def _start_worker(settings: Settings, device: str) -> None:
+    """Set up a worker process: threads, determinism, one :class:`Runner`."""
+    configure(device)
+    _WORKER["runner"] = Runner(settings, device)
+
+
+def _worker_unit(unit: tuple) -> tuple[tuple, dict]:
+    return unit, run_unit(_WORKER["runner"], unit)
+
+
+def configure(device: str) -> None:
+    """Threads and determinism: two CPU threads on a CPU (results then match across
+    machines of one kind), one beside a GPU; deterministic algorithms; on CUDA,
+    TF32 matrix products and the plain ("math") attention kernel, whose backward pass
+    is deterministic."""
+    if device.startswith("cuda"):
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.set_num_threads(1)
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cuda.enable_flash_sdp(False)
+        torch.backends.cuda.enable_mem_efficient_sdp(False)
+        torch.backends.cuda.enable_cudnn_sdp(False)
+        # Some CUDA kernels have no deterministic form: warn (into the log), not fail.
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    else:
+        torch.set_num_threads(2)
+        torch.use_deterministic_algorithms(True)
+
+
+def run_units(
+    settings: Settings, device: str, todo: list[tuple], jobs: int, folder: Path, progress: Progress
+) -> dict:
+    """Run every unit of ``todo`` not already in ``folder`` (``jobs`` processes), keep
+    each result there as it finishes, and return them all by unit."""
+    folder.mkdir(parents=True, exist_ok=True)
+    done = {}
+    for unit in todo:
+        path = folder / unit_name(unit)
+        if path.exists():
+            done[unit] = json.loads(path.read_text())
+            progress.step(f"{' '.join(map(str, unit[1:]))}: kept from {folder}")
+    left = [u for u in todo if u not in done]
+
+    def keep(unit: tuple, value: dict) -> None:
+        (folder / unit_name(unit)).write_text(json.dumps(value))
+        done[unit] = value
+        progress.step(f"{unit[0]} {' '.join(map(str, unit[1:]))}: done")
+
+    if jobs == 1:
+        configure(device)
+        runner = Runner(settings, device, progress)
+        for unit in left:
+            keep(unit, run_unit(runner, unit))
+        return done
+    context = get_context("spawn")
+    with ProcessPoolExecutor(jobs, context, _start_worker, (settings, device)) as pool:
+        for future in as_completed([pool.submit(_worker_unit, unit) for unit in left]):
+            keep(*future.result())
+    return done
+
+
+def length_generalisation(settings: Settings, done: dict) -> dict:
+    """Every encoding trained at ``train_len``, evaluated at every length; per seed."""
+    s = settings
     methods = {}
     for encoding in s.encodings:
-        per_seed = []
-        for seed in s.seeds:
-            model = runner.trained(encoding, seed)
-            result = runner.evaluate(model, f"{encoding} seed {seed}", with_sliding=True)
-            curve = runner.curves[(encoding, seed)]
-            result["train_loss_final"] = float(np.mean(curve[-10:]))
-            blocks = range(0, len(curve), 10)
-            result["train_curve"] = [float(np.mean(curve[i : i + 10])) for i in blocks]
-            per_seed.append(result)
+        per_seed = [done["length_generalisation", encoding, seed]["result"] for seed in s.seeds]
+        parameters = {r.pop("parameters") for r in per_seed}
         methods[encoding] = gather(per_seed)
-        methods[encoding]["parameters"] = parameter_count(runner.models[(encoding, s.seeds[0])])
+        methods[encoding]["parameters"] = parameters.pop()
+    t5 = s.model_config("t5")
     return {
         "description": (
             "Loss by position (non-overlapping windows), sliding-window loss and passkey "
@@ -374,19 +394,28 @@ def length_generalisation(runner: Runner) -> dict:
             "evaluated at every length of eval_lens. Metric leaves are lists over seeds."
         ),
         "methods": methods,
+        "layers": {e: [list(p) for p in s.model_config(e).layers_rotated()] for e in s.encodings},
         "notes": {
             "learned": "positions >= train_len read the table's last row (clamped)",
             "t5": (
                 f"buckets of pe_explained.t5_relative_bucket(bidirectional=False, "
-                f"num_buckets={s.model_config('t5').t5_buckets}, max_distance="
-                f"{s.model_config('t5').t5_max_distance}); one bias per bucket and head, "
-                "shared by the layers, zero at initialisation (buckets never seen in "
-                "training keep 0)"
+                f"num_buckets={t5.t5_buckets}, max_distance={t5.t5_max_distance}); one bias "
+                "per bucket and head, shared by the layers, zero at initialisation (buckets "
+                "never seen in training keep 0)"
             ),
             "xpos": (
                 "RoPE (halves) then queries times pe_explained.xpos_scale and keys divided "
                 "by it, centred positions, scale_base = train_len / 2"
             ),
+            "rope_nope": "RoPE in the layers pe_explained.layer_positions gives a SmolLM3 "
+            "config with no_rope_layer_interval 4; no rotation in every 4th",
+            "swa_nope": "RoPE with a sliding window of window_share x train_len keys in the "
+            "layers layer_positions gives a Cohere 2 config with sliding_window_pattern 4; "
+            "full attention without rotation in every 4th",
+            "partial": "RoPE on the first quarter of each head (partial_rotary_factor 0.25)",
+            "p_rope": "p-RoPE: rope_type proportional, partial_rotary_factor 0.25",
+            "rope_1e6": "RoPE with base 1e6",
+            "layers": "per encoding and layer: [rotates, sliding window or null]",
             "sliding": "windows of the evaluation length, stride = stride_share x length; "
             "only the last stride predictions of each window are scored",
             "train_loss_final": "mean next-token loss of the last 10 training steps",
@@ -397,41 +426,24 @@ def length_generalisation(runner: Runner) -> dict:
     }
 
 
-def context_extension(runner: Runner) -> dict:
-    """The RoPE models stretched by each method, zero-shot and fine-tuned; per seed."""
-    s = runner.settings
+def context_extension(settings: Settings, done: dict) -> dict:
+    """The RoPE models stretched by each method, zero-shot (and fine-tuned); per seed."""
+    s = settings
     methods = {}
     for method in s.extension_methods:
-        per_seed = []
-        for seed in s.seeds:
-            base_model = runner.trained("rope", seed)
-            model = copy.deepcopy(base_model)
-            model.rope = extension_rope(method, s, s.model_config("rope").rope_base)
-            label = f"{method} seed {seed}"
-            before: dict = {}
-            zero_shot = runner.evaluate(model, f"{label} zero-shot", False, before)
-            runner.progress.show(f"{label}: fine-tuning")
-            curve = train(model, s.finetune_config(), seed, runner.language)
-            runner.progress.step(f"{label}: fine-tuned")
-            after: dict = {}
-            tuned = runner.evaluate(model, f"{label} fine-tuned", False, after)
-            tuned["finetune_loss_final"] = float(np.mean(curve[-5:]))
-            changed = {
-                str(n): int(sum((before[n, d] != after[n, d]).sum() for d in s.depths))
-                for n in s.eval_lens
-            }
-            per_seed.append(
-                {"zero_shot": zero_shot, "fine_tuned": tuned, "passkey_changed": changed}
-            )
-        entry = gather(per_seed)
+        entry = gather([done["context_extension", seed]["result"][method] for seed in s.seeds])
         rope = extension_rope(method, s, s.model_config("rope").rope_base)
         entry["rope"] = {"base": rope.base, "scaling": rope.scaling}
+        remap = extension_remap(method, s)
+        if remap is not None:
+            entry["remap"] = {"name": type(remap).__name__, **asdict(remap)}
         methods[method] = entry
     return {
         "description": (
             "RoPE models trained at train_len, their context stretched by factor with each "
-            "method (rope_frequencies of pe_explained), evaluated zero-shot and after a "
-            "fine-tune at factor x train_len. Metric leaves are lists over seeds."
+            "method (rope_frequencies of pe_explained, or remapped positions), evaluated "
+            "zero-shot and, for the frequency methods, after a fine-tune at factor x "
+            "train_len. Metric leaves are lists over seeds."
         ),
         "factor": s.extension_factor,
         "target_len": s.extension_factor * s.train_len,
@@ -444,6 +456,11 @@ def context_extension(runner: Runner) -> dict:
             "dynamic": "dynamic NTK: rope_type dynamic, seq_len = the evaluated length "
             "(the fine-tune length while fine-tuning)",
             "yarn": "YaRN: rope_type yarn; cos and sin times its attention factor",
+            "self_extend": "Self-Extend (authors' convention): neighbour window train_len/4, "
+            "group size from pe_explained.self_extend_group_size for target_len",
+            "rerope": "ReRoPE: window train_len/2",
+            "dual_chunk": "Dual Chunk Attention as vLLM computes it: chunk_size 3/4 and "
+            "local_size 1/8 of train_len",
             "fine_tune": "same objective as training, at target_len, with the method's frequencies",
             "passkey_changed": "passkey documents (of depths x passkey_samples per length) "
             "found zero-shot and not after the fine-tune, or the reverse",
@@ -454,10 +471,13 @@ def context_extension(runner: Runner) -> dict:
 # Writing -----------------------------------------------------------------------------
 
 
-def provenance(settings: Settings, argv: list[str]) -> dict:
-    """What made a results file: command, seeds, versions, code hash, settings."""
+def provenance(settings: Settings, argv: list[str], preset: str, device: str) -> dict:
+    """What made a results file: command, preset, device, seeds, versions, code hash,
+    settings."""
     return {
         "command": " ".join(["python3", "scripts/book.py", "experiments", *argv]),
+        "preset": preset,
+        "device": describe_device(device),
         "seeds": list(settings.seeds),
         "versions": {
             "pe_explained": pe.__version__,
@@ -509,11 +529,20 @@ def write(path: Path, result: dict) -> None:
     path.write_text(dumps(rounded(result)) + "\n")
 
 
-def hardware() -> dict:
-    """The machine: CPU count, torch threads, platform, processor."""
+def describe_device(device: str) -> dict:
+    """The device the models ran on: its kind, its name, and on CUDA the precision of
+    matrix products (TF32)."""
+    if device.startswith("cuda"):
+        return {"kind": "cuda", "name": torch.cuda.get_device_name(device), "matmul": "tf32"}
+    return {"kind": "cpu", "name": platform.processor() or platform.machine(), "matmul": "float32"}
+
+
+def hardware(jobs: int) -> dict:
+    """The machine: CPU count, torch threads per worker, worker processes, platform."""
     return {
         "cpu_count": os.cpu_count(),
         "torch_threads": torch.get_num_threads(),
+        "jobs": jobs,
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
     }
@@ -527,11 +556,24 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python3 scripts/book.py experiments", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--quick", action="store_true", help="a miniature of every experiment")
+    parser.add_argument("--preset", default="mini", help=f"one of {', '.join(PRESETS)}")
+    parser.add_argument("--quick", action="store_true", help="a miniature of the preset")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (cuda:N)")
+    parser.add_argument("--jobs", default="1", help="worker processes (default 1)")
     parser.add_argument("--out", help="folder for the results (default: see --quick)")
+    parser.add_argument("--units", help="folder keeping each finished unit (resumable)")
     parser.add_argument("--only", action="append", help=f"one of {', '.join(EXPERIMENTS)}")
     parser.add_argument("--seeds", help="comma-separated seeds, e.g. 0,1,2")
     args = parser.parse_args(argv)
+    if args.preset not in PRESETS:
+        raise ValueError(f"--preset must be one of {', '.join(PRESETS)}, got {args.preset!r}")
+    if not (args.device == "cpu" or args.device == "cuda" or args.device.startswith("cuda:")):
+        raise ValueError(f"--device must be cpu, cuda or cuda:N, got {args.device!r}")
+    if args.device != "cpu" and not torch.cuda.is_available():
+        raise ValueError(f"--device {args.device}: this torch sees no CUDA device")
+    if not args.jobs.isdigit() or int(args.jobs) < 1:
+        raise ValueError(f"--jobs must be an integer >= 1, got {args.jobs!r}")
+    args.jobs = int(args.jobs)
     for name in args.only or []:
         if name not in EXPERIMENTS:
             raise ValueError(f"--only must be one of {', '.join(EXPERIMENTS)}, got {name!r}")
@@ -548,24 +590,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def tasks(settings: Settings, experiments: tuple[str, ...]) -> int:
-    """Number of progress steps: trainings, evaluations and fine-tunes."""
-    seeds = len(settings.seeds)
-    count = 0
-    if "length_generalisation" in experiments:
-        count += 2 * len(settings.encodings) * seeds
-    if "context_extension" in experiments:
-        if "length_generalisation" not in experiments:
-            count += seeds  # the RoPE models are trained here
-        count += 3 * len(settings.extension_methods) * seeds
-    return count
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen experiments and write one results file each; return 0."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse(argv)
-    settings = QUICK if args.quick else FULL
+    settings = PRESETS[args.preset]
+    if args.quick:
+        settings = quick(settings)
     if args.seeds is not None:
         settings = replace(settings, seeds=args.seeds)
     if args.out is not None:
@@ -573,21 +604,24 @@ def main(argv: list[str] | None = None) -> int:
     elif args.quick:
         out = Path(tempfile.mkdtemp(prefix="pe-experiments-quick-"))
     else:
-        out = RESULTS
+        out = results_folder(args.preset)
     experiments = tuple(e for e in EXPERIMENTS if not args.only or e in args.only)
-    torch.set_num_threads(2)
-    torch.use_deterministic_algorithms(True)
-    progress = Progress(tasks(settings, experiments))
-    runner = Runner(settings, progress)
-    header = provenance(settings, argv)
-    header["reference"] = runner.reference()
+    todo = units(settings, experiments)
+    folder = Path(args.units) if args.units else Path(tempfile.mkdtemp(prefix="pe-units-"))
+    progress = Progress(len(todo))
+    configure(args.device)
+    start = time.monotonic()
+    done = run_units(settings, args.device, todo, args.jobs, folder, progress)
+    wall = time.monotonic() - start
+    header = provenance(settings, argv, args.preset, args.device)
+    by_seed = {unit[-1]: value["reference"] for unit, value in done.items()}
+    header["reference"] = gather([by_seed[seed] for seed in settings.seeds])
     runs = {"length_generalisation": length_generalisation, "context_extension": context_extension}
     for name in experiments:
-        start = time.monotonic()
-        result = runs[name](runner)
+        result = runs[name](settings, done)
         result.update(header)
         result["experiment"] = name
-        result["run"] = {"wall_time_s": time.monotonic() - start, "hardware": hardware()}
+        result["run"] = {"wall_time_s": wall, "hardware": hardware(args.jobs)}
         write(out / f"{name}.json", result)
     progress.close()
     print(f"[experiments] results in {out}", flush=True)

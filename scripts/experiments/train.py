@@ -49,7 +49,8 @@ def _lr(step: int, config: TrainConfig) -> float:
 
 def next_token_loss(model: TinyDecoder, tokens: torch.Tensor) -> torch.Tensor:
     """Cross-entropy (nats) of predicting ``tokens[:, t+1]`` from ``tokens[:, :t+1]``,
-    one value per predicted token, shape (batch, n − 1)."""
+    one value per predicted token, shape (batch, n − 1), on the model's device."""
+    tokens = tokens.to(model.device)
     logits = model(tokens[:, :-1])
     return F.cross_entropy(
         logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1), reduction="none"
@@ -85,7 +86,7 @@ def train(
         betas=(0.9, 0.95),
         weight_decay=0.0,
     )
-    losses = []
+    losses = []  # on the model's device: no wait for the device at every step
     model.train()
     for step in range(config.steps):
         for group in optimiser.param_groups:
@@ -103,17 +104,18 @@ def train(
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
         optimiser.step()
-        losses.append(float(language_loss.detach()))
+        losses.append(language_loss.detach())
         if on_step is not None:
-            on_step(step, losses[-1])
+            on_step(step, float(losses[-1]))
     model.eval()
-    return losses
+    return [float(v) for v in torch.stack(losses).cpu()] if losses else []
 
 
-def new_model(config: ModelConfig, seed: int) -> TinyDecoder:
-    """A freshly initialised model: ``torch.manual_seed(seed)`` before building it."""
+def new_model(config: ModelConfig, seed: int, device: str = "cpu") -> TinyDecoder:
+    """A freshly initialised model: ``torch.manual_seed(seed)`` before building it (on
+    the CPU, so its initial weights do not depend on ``device``), then moved there."""
     torch.manual_seed(seed)
-    return TinyDecoder(config)
+    return TinyDecoder(config).to(device)
 
 
 # Evaluation ---------------------------------------------------------------------------
@@ -131,7 +133,7 @@ def _losses(model: TinyDecoder, windows: np.ndarray, batch_tokens: int) -> np.nd
         next_token_loss(model, torch.from_numpy(np.ascontiguousarray(windows[i : i + per])))
         for i in range(0, rows, per)
     ]
-    return torch.cat(out).double().numpy()
+    return torch.cat(out).cpu().double().numpy()
 
 
 def _windows(stream: np.ndarray, length: int, starts: np.ndarray) -> np.ndarray:
@@ -207,13 +209,14 @@ def passkey_documents(
     length: int,
     depth: float,
     samples: int,
-    seed: int,
+    seed: int | tuple[int, ...],
     batch_tokens: int = 8192,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each of ``samples`` passkey windows: whether its key is found, and its answer loss.
 
-    The windows are drawn with ``numpy.random.default_rng([seed, length, round(1000
-    depth)])``, so every model sees the same ones. A window passes when the arg-max
+    The windows are drawn with ``numpy.random.default_rng([*seed, length, round(1000
+    depth)])`` (``seed`` an integer or a tuple of them), so every model given the same
+    ``seed`` sees the same ones. A window passes when the arg-max
     prediction at each of the ``KEY_LENGTH`` positions after ``ASK`` is the true digit;
     its answer loss is the mean cross-entropy (nats) of the true digits there.
 
@@ -222,7 +225,7 @@ def passkey_documents(
     passed : ndarray of bool, shape (samples,)
     answer_loss : ndarray of float64, shape (samples,)
     """
-    rng = np.random.default_rng([seed, length, int(round(1000 * depth))])
+    rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), length, int(round(1000 * depth))])
     tokens, keys = language.passkeys(samples, length, depth, rng)
     per = max(1, batch_tokens // length)
     right, losses = [], []
@@ -230,11 +233,11 @@ def passkey_documents(
         chunk = torch.from_numpy(tokens[i : i + per])
         # Predictions for the digits come from positions ASK, k1, …, k_{K−1}.
         logits = model(chunk[:, :-1])[:, -data.KEY_LENGTH :]
-        guess = logits.argmax(dim=-1).numpy()
+        guess = logits.argmax(dim=-1).cpu().numpy()
         right.append(np.all(guess == keys[i : i + per], axis=1))
-        truth = torch.from_numpy(keys[i : i + per])
+        truth = torch.from_numpy(keys[i : i + per]).to(model.device)
         ce = F.cross_entropy(logits.transpose(1, 2), truth, reduction="none")  # (rows, K)
-        losses.append(ce.double().mean(dim=1).numpy())
+        losses.append(ce.double().mean(dim=1).cpu().numpy())
     return np.concatenate(right), np.concatenate(losses)
 
 
@@ -244,7 +247,7 @@ def passkey_accuracy(
     length: int,
     depth: float,
     samples: int,
-    seed: int,
+    seed: int | tuple[int, ...],
     batch_tokens: int = 8192,
 ) -> float:
     """Share of the :func:`passkey_documents` windows whose every key digit is predicted

@@ -9,6 +9,7 @@ the seeds. The chapter is one package, its registrations named ``evidence.<name>
 * :mod:`.common`: the encodings' and methods' names and looks, and the means the
   chapter reads (:func:`loss`, :func:`passkey`, :func:`extension_loss`, …);
 * :mod:`.figures`, :mod:`.tables`, :mod:`.values`: what the page shows;
+  :mod:`.designs`: the designs of 2025–26 and the remapping methods;
   :mod:`.claims`: the values behind its comparisons (absolute levels, convergence,
   where RoPE degrades, the fine-tune and retrieval, what the ranges cover).
 """
@@ -16,7 +17,7 @@ the seeds. The chapter is one package, its registrations named ``evidence.<name>
 from __future__ import annotations
 
 from ...experiments import depth_grid, results
-from . import claims, figures, tables, values
+from . import claims, designs, figures, tables, values
 from .claims import (
     answer_loss,
     documents_changed,
@@ -56,6 +57,7 @@ __all__ = [
     "binomial_se",
     "claims",
     "degradation",
+    "designs",
     "depth_grid",
     "documents_changed",
     "excess",

@@ -12,6 +12,7 @@ from pe_explained import rope_frequencies
 
 from ... import value
 from ...experiments import passkey_by_length, results, span
+from ...text import format_bound
 from .common import (
     LAST_BLOCKS,
     SLOPE_STEPS,
@@ -20,6 +21,7 @@ from .common import (
     block_steps,
     degradation,
     eval_lengths,
+    excess,
     excess_from,
     extension,
     length_at,
@@ -56,7 +58,7 @@ def passkey_best(encoding: str) -> float:
 
 @value("passkey_learned_best")
 def _():
-    return f"{passkey_best('learned'):.2f}"
+    return format_bound(passkey_best("learned"), ".2f", side="upper")  # "at most"
 
 
 # Absolute levels: flat is not low -----------------------------------------------------
@@ -137,21 +139,29 @@ def _():
     return str(rope_degradation()[0])
 
 
-@value("rope_break_before")
+def rope_inside() -> tuple[float, float]:
+    """RoPE's excess loss inside the training window (windows of the middle length), from
+    the second bin to the training length: (smallest, largest)."""
+    n = length_at("mid")
+    curve = excess("rope", n)[1 : results("length_generalisation")["train_len"] // bin_width(n)]
+    return float(curve.min()), float(curve.max())
+
+
+@value("rope_excess_inside")
 def _():
-    """The last position before RoPE's excess loss leaves its trained range."""
-    return str(rope_degradation()[0] - 1)
+    return _range(*rope_inside())
+
+
+@value("train_end")
+def _():
+    """The last position of a training window."""
+    return str(results("length_generalisation")["train_len"] - 1)
 
 
 @value("rope_break_ratio")
 def _():
     """Where RoPE's excess loss leaves its range, in multiples of the training length."""
     return f"{rope_degradation()[0] / results('length_generalisation')['train_len']:g}"
-
-
-@value("rope_excess_before")
-def _():
-    return _range(*rope_degradation()[1])
 
 
 @value("rope_excess_after")
@@ -270,6 +280,26 @@ def _():
 @value("passkey_documents")
 def _():
     return str(passkey_documents())
+
+
+def passkey_cell_documents() -> int:
+    """Documents behind one passkey cell of the tables: every seed's, at every depth."""
+    return passkey_documents() * len(results("length_generalisation")["seeds"])
+
+
+@value("passkey_cell_documents")
+def _():
+    return f"{passkey_cell_documents():,}"
+
+
+def passkey_cell_se() -> float:
+    """The largest binomial standard error of a cell, at an accuracy of one half."""
+    return float(np.sqrt(0.25 / passkey_cell_documents()))
+
+
+@value("passkey_cell_se")
+def _():
+    return format_bound(passkey_cell_se(), ".3f", side="upper")  # "at most"
 
 
 @value("binomial_se_rope_last")

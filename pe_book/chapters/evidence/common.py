@@ -39,11 +39,18 @@ def extension() -> dict:
 
 
 def wall_minutes() -> str:
-    """Both experiments' wall time, in whole minutes."""
-    total = sum(
-        results(n)["run"]["wall_time_s"] for n in ("length_generalisation", "context_extension")
-    )
-    return f"{total / 60:.0f}"
+    """The wall time of the run that made both experiments' results, in whole minutes."""
+    return f"{results('length_generalisation')['run']['wall_time_s'] / 60:.0f}"
+
+
+def machine() -> str:
+    """Where the results were computed, as the prose says it: the GPU and the worker
+    processes that shared it, or the CPU cores."""
+    data = results("length_generalisation")
+    jobs = data["run"]["hardware"]["jobs"]
+    if data["device"]["kind"] == "cuda":
+        return f"one {data['device']['name']} GPU shared by {jobs} worker processes"
+    return f"{data['run']['hardware']['cpu_count']} CPU cores"
 
 
 def first_block() -> float:
@@ -93,7 +100,8 @@ def excess(encoding: str, n: int) -> np.ndarray:
     generator's own, mean over the seeds, one value per bin."""
     data = results("length_generalisation")
     curves = np.asarray(data["methods"][encoding]["non_overlapping"][str(n)]["by_position"])
-    return curves.mean(axis=0) - np.asarray(data["reference"]["loss_floor_by_position"][str(n)])
+    floors = np.asarray(data["reference"]["loss_floor_by_position"][str(n)])  # per seed
+    return (curves - floors).mean(axis=0)
 
 
 def bin_width(n: int) -> int:

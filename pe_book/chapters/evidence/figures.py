@@ -44,13 +44,14 @@ def _references(ax, theme, data: dict, keys=("unigram_entropy", "loss_floor")) -
     ref = data["reference"]
     names = {"unigram_entropy": "unigram entropy", "loss_floor": "loss floor"}
     for key, text in ((k, names[k]) for k in keys):
-        ax.axhline(ref[key], color=theme.muted, linewidth=0.9, linestyle="--")
+        level = float(np.mean(ref[key]))  # each seed's documents: their mean
+        ax.axhline(level, color=theme.muted, linewidth=0.9, linestyle="--")
         # the entropy at the right end, where the curves have fallen far below it; the
         # floor in the middle, clear of the training length's line and the end labels
         x, align = (0.99, "right") if key == "unigram_entropy" else (0.5, "center")
         ax.annotate(
             text,
-            (x, ref[key]),
+            (x, level),
             xycoords=("axes fraction", "data"),
             xytext=(0, 1.5),
             textcoords="offset points",
@@ -72,7 +73,7 @@ def _references(ax, theme, data: dict, keys=("unigram_entropy", "loss_floor")) -
         "Training loss against step for the tiny models of every encoding, one line per "
         f"encoding with a band over the seeds, falling from {first_block():.2f} (mean of the "
         f"first {block_steps()} steps) toward the loss floor of "
-        f"{results('length_generalisation')['reference']['loss_floor']:.2f}; dashed lines "
+        f"{np.mean(results('length_generalisation')['reference']['loss_floor']):.2f}; dashed lines "
         "mark the unigram entropy and the floor; a shaded band marks the last "
         f"{LAST_BLOCKS * block_steps()} steps. " + _alt_training()
     ),
@@ -233,6 +234,7 @@ def _excess_by_position(encoding: str, n: int) -> np.ndarray:
     """Loss by position minus the generator's own, shape (seeds, bins)."""
     data = results("length_generalisation")
     curves = np.asarray(data["methods"][encoding]["non_overlapping"][str(n)]["by_position"])
+    # each seed's models against the generator on that seed's own documents
     return curves - np.asarray(data["reference"]["loss_floor_by_position"][str(n)])
 
 

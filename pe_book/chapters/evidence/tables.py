@@ -6,7 +6,7 @@ from __future__ import annotations
 from ... import Table, table
 from ...experiments import passkey_by_length, results, seed_cell, span
 from ...notation import DM
-from .common import ENCODING_LABELS, METHOD_LABELS, extension, wall_minutes
+from .common import ENCODING_LABELS, METHOD_LABELS, extension, machine, wall_minutes
 
 # Set-up ------------------------------------------------------------------------------
 
@@ -58,8 +58,13 @@ def _():
             "of its own ("
             + ", ".join(f"{ids[0]}–{ids[-1]}" for ids in task["digit_ids"])
             + "), so each answer is the one token of its kind before the question; "
-            f"{s['passkey_samples']} documents per depth at depths "
+            f"{s['passkey_samples']} documents per seed and depth at depths "
             + ", ".join(f"{d:g}" for d in s["depths"]),
+        ],
+        [
+            "evaluation text",
+            f"{s['eval_rows']} documents of {2 * max(data['eval_lens']) + 1:,} tokens per seed, "
+            "drawn with that seed (as are its passkey documents)",
         ],
         ["evaluation lengths", ", ".join(f"{n:,}" for n in data["eval_lens"])],
         ["seeds", ", ".join(str(x) for x in data["seeds"])],
@@ -68,7 +73,7 @@ def _():
             f"factor {ext['factor']}, fine-tune {ext['fine_tune']['steps']} steps of "
             f"{ext['fine_tune']['batch']} × {ext['target_len']} tokens",
         ],
-        ["wall time", f"{wall_minutes()} minutes on {data['run']['hardware']['cpu_count']} cores"],
+        ["wall time", f"{wall_minutes()} minutes, both experiments, on {machine()}"],
     ]
     return Table(["setting", "value"], rows)
 

@@ -18,6 +18,7 @@ from .common import (
     extension_passkey,
     length_at,
     loss,
+    machine,
     passkey,
     train_final,
     wall_minutes,
@@ -46,12 +47,12 @@ def _():
 
 @value("unigram")
 def _():
-    return f"{results('length_generalisation')['reference']['unigram_entropy']:.2f}"
+    return f"{np.mean(results('length_generalisation')['reference']['unigram_entropy']):.2f}"
 
 
 @value("floor")
 def _():
-    return f"{results('length_generalisation')['reference']['loss_floor']:.2f}"
+    return f"{np.mean(results('length_generalisation')['reference']['loss_floor']):.2f}"
 
 
 @value("code_hash")
@@ -180,9 +181,9 @@ def _():
     return wall_minutes()
 
 
-@value("cores")
+@value("machine")
 def _():
-    return str(results("length_generalisation")["run"]["hardware"]["cpu_count"])
+    return machine()
 
 
 def _t5_settings() -> tuple[int, int]:
