@@ -118,7 +118,6 @@ class TableSpec:
     name: str
     build: Callable[[], Table]
     caption_text: Text = ""
-    cards: bool = True
 
     @property
     def caption(self) -> str:
@@ -191,20 +190,17 @@ def figure(name: str, *, alt: Text, caption: Text = ""):
     return register
 
 
-def table(name: str, *, caption: Text = "", cards: bool = True):
+def table(name: str, *, caption: Text = ""):
     """Register a table builder returning a :class:`Table`, as ``<chapter>.<name>``.
 
-    ``cards=False`` keeps the table a grid on phones, where a wide table would otherwise
-    become one card per row (:func:`pe_book.pages.tables.card_tables`): for results read down a
-    column, one length across every encoding, which cards would scatter.
+    On a phone every table keeps its grid, its first column held in view while the others
+    scroll (:func:`pe_book.pages.tables.grid_tables`).
     """
     _check_name("table", name)
-    if not isinstance(cards, bool):
-        raise TypeError(f"table {name!r}: cards must be True or False, got {cards!r}")
 
     def register(build):
         key = f"{_chapter(build.__module__)}.{name}"
-        _add("table", TABLES, key, TableSpec(key, build, caption, cards))
+        _add("table", TABLES, key, TableSpec(key, build, caption))
         return build
 
     return register

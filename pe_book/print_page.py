@@ -27,7 +27,6 @@ __all__ = [
     "light_figures_only",
     "move_plugin_assets",
     "sources_beside_images",
-    "tables_as_grids",
 ]
 
 _PICTURE = re.compile(r"<picture\b[^>]*>(?:(?!</picture>).)*</picture>[ \t]*\n?", re.S)
@@ -88,23 +87,6 @@ def sources_beside_images(html: str) -> str:
 _PLUGIN_ASSET = re.compile(r"(?:css/print-site[\w-]*\.css|js/print-site\.js)")
 
 
-#: What :func:`pe_book.pages.tables.card_tables` adds for phones: a label in every cell.
-_CARD_LABEL = re.compile(r'<span class="pe-card-label" aria-hidden="true">.*?</span>', re.S)
-_CARD_ATTRIBUTES = re.compile(r' data-(?:label|long)(?:="[^"]*")?| data-cards(?:="[^"]*")?')
-
-
-def tables_as_grids(html: str) -> str:
-    """Every table as a grid, without the phone cards' labels: the one-page book is for
-    printing, where tables keep their grid, and the labels repeated in every cell are
-    weight it need not carry.
-
-    >>> label = '<span class="pe-card-label" aria-hidden="true">x</span>'
-    >>> tables_as_grids(f'<table data-cards><tr><td data-label="x" data-long>{label}1</td>')
-    '<table><tr><td>1</td>'
-    """
-    return _CARD_ATTRIBUTES.sub("", _CARD_LABEL.sub("", html))
-
-
 def move_plugin_assets(config) -> dict[str, list[str]]:
     """Take print-site's stylesheets and script off the site's lists (``config.extra_css``,
     ``config.extra_javascript``), in place; returns them for :func:`finish_print_page`."""
@@ -133,14 +115,13 @@ def with_assets(html: str, css=(), js=()) -> str:
 def finish_print_page(
     site_dir: str | Path, name: str = "print_page.html", *, css=(), js=()
 ) -> bool:
-    """The built one-page book with :func:`light_figures_only`, :func:`tables_as_grids` and
-    print-site's
-    stylesheets ``css`` and scripts ``js`` (:func:`move_plugin_assets`); False if there
-    is no such page."""
+    """The built one-page book with :func:`light_figures_only`, its images' sources beside
+    them, and print-site's stylesheets ``css`` and scripts ``js``
+    (:func:`move_plugin_assets`); False if there is no such page."""
     path = Path(site_dir) / name
     if not path.is_file():
         return False
     html = path.read_text(encoding="utf-8")
-    html = tables_as_grids(sources_beside_images(light_figures_only(html)))
+    html = sources_beside_images(light_figures_only(html))
     path.write_text(with_assets(html, css, js), encoding="utf-8")
     return True

@@ -12,7 +12,7 @@ from pe_book import FIGURES, TABLES, VALUES, Table, load_all, table
 from pe_book.notation import math_notation
 from pe_book.pages import BookError, expand_shortcodes
 from pe_book.pages.mathml import render_math
-from pe_book.pages.tables import CARD_ROWS, card_tables, table_markdown
+from pe_book.pages.tables import grid_tables, table_markdown
 from pe_book.phone import labels_under_phone_figure, smallest_text, tidy_stacked_panels
 from pe_book.references import REFERENCES
 from pe_book.render import draw_figure, render_svg, svg_size
@@ -596,50 +596,16 @@ _TABLE_HTML = (
 )
 
 
-def test_a_wide_table_with_row_names_becomes_cards_on_phones():
-    out = card_tables(_TABLE_HTML)
-    assert "<table data-cards>" in out
-    label = '<span class="pe-card-label" aria-hidden="true">{}</span>'
-    assert '<td data-label="base" style="text-align: right;">' + label.format("base") in out
-    assert '<td data-label="rule" style="text-align: left;">' + label.format("rule") in out
-    assert out.count("pe-card-label") == 4  # every cell, the row's name too (hidden there)
-    assert '<td data-label="model" style="text-align: left;">' + label.format("model") in out
-    assert out.count("<tr>") == _TABLE_HTML.count("<tr>")  # no header markup in a label
-
-
-def test_a_long_value_sits_under_its_label_on_a_card():
-    long = "a rule of more than twenty-eight characters"
-    out = card_tables(_TABLE_HTML.replace('"llama3"', long))
-    assert '<td data-label="rule" data-long style="text-align: left;">' in out
-    assert '<td data-label="base" style="text-align: right;">' in out  # short: beside it
-    assert f"{long}</td>" in out
-
-
-def test_narrow_tables_and_numeric_matrices_stay_tables():
-    three = _TABLE_HTML.replace('<th style="text-align: left;">rule</th>\n', "").replace(
-        '<td style="text-align: left;">"llama3"</td>\n', ""
-    )
-    assert three.count("<th ") == 3
-    assert card_tables(three) == three  # three columns fit a phone
-    first = '<td style="text-align: left;">Llama'
-    numbered = _TABLE_HTML.replace(first, '<td style="text-align: right;">0')
-    assert "data-cards" in card_tables(numbered)  # one numbered case: cards all the same
-    body = numbered.split("<tbody>\n")[1].split("</tbody>")[0]
-    matrix = numbered.replace(body, body * (CARD_ROWS + 1))
-    assert card_tables(matrix) == matrix  # many numbered rows: a matrix, it scrolls
+def test_every_generated_table_keeps_its_grid_on_phones():
+    """One phone policy: a generated table (a caption, then its table) is marked to keep
+    its grid, with no per-cell labels; a table of a page's own Markdown is left alone."""
+    out = grid_tables(_TABLE_HTML)
+    assert "<table data-grid>" in out and "data-cards" not in out and "data-label" not in out
+    assert out.replace("<table data-grid>", "<table>") == _TABLE_HTML
     plain = "<table>\n<tr><td>1</td></tr>\n</table>"
-    assert card_tables(plain) == plain  # not a generated table
-
-
-def test_a_results_table_registered_without_cards_keeps_its_grid():
-    grid = _TABLE_HTML.replace('id="table-x">', 'id="table-x" data-grid>')
-    out = card_tables(grid)
-    assert "<table data-grid>" in out and "data-cards" not in out and "pe-card-label" not in out
-    assert "data-cards" in card_tables(_TABLE_HTML)  # the same table, unmarked: cards
-    load_all()  # chapter 22's results are registered so
-    assert TABLES["evidence.passkey"].cards is False and TABLES["sinusoidal.table_d8"].cards
-    with pytest.raises(TypeError, match="cards must be True or False"):
-        table("t", cards="no")
+    assert grid_tables(plain) == plain  # not a generated table
+    with pytest.raises(TypeError):
+        table("t", cards=False)  # no second policy to ask for
 
 
 def test_measured_cells_are_aligned_as_numbers():

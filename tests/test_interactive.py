@@ -486,11 +486,11 @@ def test_a_widget_far_below_the_fold_is_built_only_when_its_figure_nears(browser
     context = browser.new_context(viewport={"width": 412, "height": 823})
     try:
         page = context.new_page()
-        page.goto(server + "modern/context-extension.html", wait_until="load")
+        page.goto(server + "modern/rope.html", wait_until="load")  # its widget: far down
         page.wait_for_timeout(300)
-        widget = ".pe-interactive[data-interactive='context']"
+        widget = ".pe-interactive[data-interactive='rope']"
         assert page.evaluate(f'() => document.querySelector("{widget}").hidden')
-        page.locator("#fig-context-wavelengths").scroll_into_view_if_needed()
+        page.locator("#fig-rope-score-toeplitz").scroll_into_view_if_needed()
         page.wait_for_function(f'() => document.querySelector("{widget}").dataset.ready')
     finally:
         context.close()

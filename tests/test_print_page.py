@@ -106,17 +106,3 @@ def test_phone_sources_point_where_their_images_point():
     assert sources_beside_images(PAGE) == PAGE
 
 
-def test_tables_of_the_one_page_book_are_grids_without_card_labels():
-    from pe_book.pages.tables import card_tables
-    from pe_book.print_page import tables_as_grids
-
-    rows = "".join(f"<tr><td>model {k}</td><td>1</td><td>2</td><td>3</td></tr>" for k in range(3))
-    page = (
-        '<p class="table-caption">Table 1</p><table><thead><tr><th>a</th><th>b</th><th>c</th>'
-        f"<th>d</th></tr></thead><tbody>{rows}</tbody></table>"
-    )
-    cards = card_tables(page)
-    assert "pe-card-label" in cards and "data-cards" in cards  # what the chapters carry
-    grid = tables_as_grids(cards)
-    assert "pe-card-label" not in grid and "data-" not in grid
-    assert grid.count("<td>") == 12 and "model 2" in grid

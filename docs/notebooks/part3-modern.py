@@ -155,8 +155,9 @@ plt.show()
 # ## 4. Stretching the context: what each method does to the frequencies
 #
 # To run a RoPE model on longer inputs than it was trained on, the methods rescale
-# the rotation frequencies. Plot each method’s frequency divided by the original one,
-# pair by pair, for a head width $d_k = 128$ (`head_dim`): position interpolation,
+# the rotation frequencies. Plot each method’s *stretch* of every pair, its new
+# wavelength over the original one (the original frequency over the new), as chapter 15
+# draws it, for a head width $d_k = 128$ (`head_dim`): position interpolation,
 # NTK-aware scaling and YaRN stretching a 4,096-token context 4 times, and Llama 3’s
 # rule with the settings Llama 3.1 ships with. The first three use $\text{base} = 10000$;
 # Llama 3.1 has $\text{base} = 500000$ and factor 8. Its 8192 is the rule’s *original*
@@ -164,9 +165,10 @@ plt.show()
 # pre-training stage; pre-training went on in stages to 131,072 tokens, with the rule
 # applied at every length
 # ([chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension/#raising-the-base-in-long-context-training)).
-# Position interpolation divides every frequency; NTK-aware scaling keeps the
-# fastest pair and divides the slowest by the factor; YaRN and Llama 3 keep the fast
-# pairs, divide the slow ones by the factor and blend in between (Figure 4).
+# Position interpolation stretches every pair by the factor; NTK-aware scaling keeps the
+# fastest pair and stretches the slowest by the factor; YaRN and Llama 3 keep the fast
+# pairs, stretch the slow ones by the factor and blend in between (Figure 4). Each
+# method keeps its colour and line style from chapter 15’s figure.
 
 # %%
 head_dim, factor, context = 128, 4.0, 4096
@@ -179,26 +181,34 @@ methods = {  # name: (base, Hugging Face rope_scaling)
                                         "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                                         "original_max_position_embeddings": 8192}),
 }
-ratios = {}
+# chapter 15's colour and line style of each method
+looks = {
+    "position interpolation": ("#D55E00", "--"),
+    "NTK-aware": ("#009E73", "-."),
+    "YaRN": ("#B07800", "-"),
+    "Llama 3.1 (factor 8)": ("#7B52AE", "--"),
+}
+stretches = {}
 for name, (base, scaling) in methods.items():
     original, _ = rope_frequencies(head_dim, base=base)
     if name == "NTK-aware":  # plain RoPE with a larger base
         scaled, _ = rope_frequencies(head_dim, base=ntk_aware_base(base, factor, head_dim))
     else:
         scaled, _ = rope_frequencies(head_dim, base=base, scaling=scaling)
-    ratios[name] = scaled / original
-for name, ratio in ratios.items():
-    print(f"{name:<24} fastest pair x{ratio[0]:.4f}   slowest pair x{ratio[-1]:.4f}")
+    stretches[name] = original / scaled  # new wavelength ÷ original wavelength
+for name, stretch in stretches.items():
+    print(f"{name:<24} fastest pair x{stretch[0]:.4f}   slowest pair x{stretch[-1]:.4f}")
 
-# %% alt="Line plot of the scaled RoPE frequency divided by the original one, on a log scale, against the pair index 0 to 63 for head_dim = 128: position interpolation is a flat line at 1/4; NTK-aware scaling falls smoothly from 1 to 1/4; YaRN stays at 1 for the fast pairs, ramps down and stays at 1/4 for the slow ones; Llama 3 does the same with its factor 1/8." caption="Every pair's scaled frequency over its original one, for four ways of extending the context (head_dim = 128)."
+# %% alt="Line plot of each pair's stretch, its new wavelength over the original one, on a log scale, against the pair index 0 to 63 for head_dim = 128: position interpolation is a flat line at 4; NTK-aware scaling rises smoothly from 1 to 4; YaRN stays at 1 for the fast pairs, ramps up and stays at 4 for the slow ones; Llama 3.1 does the same up to its factor 8." caption="Every pair's stretch (new ÷ original wavelength) under four ways of extending the context (head_dim = 128), in chapter 15's colours."
 fig, ax = plt.subplots(figsize=(7, 3.6))
-for name, ratio in ratios.items():
-    ax.plot(np.arange(head_dim // 2), ratio, label=name)
+for name, stretch in stretches.items():
+    colour, style = looks[name]
+    ax.plot(np.arange(head_dim // 2), stretch, style, color=colour, linewidth=1.6, label=name)
 ax.set_yscale("log", base=2)
 ax.set_xlabel(r"pair index $i$ (0 = fastest rotation → 63 = slowest)")
-ax.set_ylabel("scaled frequency ÷ original")
+ax.set_ylabel("stretch: new ÷ original wavelength")
 ax.grid(True)
-ax.legend(loc="lower left")
+ax.legend(loc="lower right")
 plt.show()
 
 # %% [markdown]

@@ -7,7 +7,7 @@ as named stages, one module each, in the order they run::
     Markdown ── MkDocs ──▶ HTML
       │  mathml       formulas as MathML
       │  typography   inline math bound to its punctuation
-      │  tables       wide comparison tables as phone cards
+      │  tables       generated tables as grids with a held first column
       │  typography   short code unbroken, numbers joined to their words
       ▼
     the page as the site shows it
@@ -27,7 +27,7 @@ from .loading import finish_output
 from .mathml import render_math
 from .notebook import finish_page as finish_notebook_page
 from .shortcodes import expand_shortcodes
-from .tables import card_tables
+from .tables import grid_tables
 from .typography import bound_punctuation, joined_numbers, unbroken_options
 
 __all__ = [
@@ -45,6 +45,6 @@ def finish_html(page_html: str, page: str) -> str:
     HTML stages, in order."""
     html = render_math(page_html, page)  # mathml: formulas as MathML
     html = bound_punctuation(html)  # typography: an inline formula with its punctuation
-    html = card_tables(html)  # tables: wide comparison tables as cards on phones
+    html = grid_tables(html)  # tables: grids whose first column stays in view on phones
     html = unbroken_options(html)  # typography: short inline code never breaks
     return joined_numbers(html)  # typography: "chapter 9", "8 × 256" never break

@@ -95,11 +95,9 @@ def expand_shortcodes(
                 raise BookError(f"{where}: unknown table {argument!r}")
             spec = TABLES[argument]
             caption = caption_html(numbered[("table", argument)], spec.caption)
-            grid = "" if spec.cards else " data-grid"
             rows = _cite_in_generated(table_markdown(argument), page, where)
             return (
-                f'<p class="table-caption" id="{anchor("table", argument)}"{grid}>{caption}</p>'
-                f"\n\n{rows}"
+                f'<p class="table-caption" id="{anchor("table", argument)}">{caption}</p>\n\n{rows}'
             )
         if kind in ("figref", "tableref"):
             target = ("figure" if kind == "figref" else "table", argument)

@@ -1,15 +1,14 @@
-"""The tables stage: a registered table as Markdown, and wide tables as phone cards.
+"""The tables stage: a registered table as Markdown, and its grid on phones.
 
 * :func:`table_markdown` writes table ``name`` of the registry (:data:`pe_book.TABLES`)
   as a Markdown table, every cell formatted by :func:`pe_book.text.format_cell`; the
   ``{{ table: … }}`` shortcode (:mod:`pe_book.pages.shortcodes`) puts it on its page.
-* :func:`card_tables`, a stage of the page's HTML, marks wide comparison tables to be
-  shown as one card per row on phones.
+* :func:`grid_tables`, a stage of the page's HTML, marks every generated table to keep
+  its grid on a phone, its first column held in view.
 """
 
 from __future__ import annotations
 
-import html
 import math
 import re
 
@@ -18,9 +17,8 @@ import numpy as np
 from .. import TABLES, Table, load_all
 from ..notation import TEX_SPAN, math_notation
 from ..text import format_cell, power_of_ten_markup
-from .base import TAG
 
-__all__ = ["card_tables", "table_markdown"]
+__all__ = ["grid_tables", "table_markdown"]
 
 
 def _whole_column(values) -> bool:
@@ -95,69 +93,20 @@ def table_markdown(name: str) -> str:
 _GENERATED_TABLE = re.compile(
     r'(<p class="table-caption"[^>]*>.*?</p>\s*)<table>(.*?)</table>', re.S
 )
-_HEADER = re.compile(r"<th(?:\s[^>]*)?>(.*?)</th>", re.S)  # not <thead>
-_ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
-_CELL = re.compile(r"<td((?:\s[^>]*)?)>(.*?)</td>", re.S)
-#: A value longer than this (characters of text) sits under its label on a phone card,
-#: left-aligned, instead of beside it in a ragged right-aligned column.
-LONG_VALUE = 28
-#: Tables of at least this many columns whose rows are named by text, or that have at
-#: most :data:`CARD_ROWS` rows, become cards.
-CARD_COLUMNS = 4
-#: A table this short is a handful of cases, not a matrix, even if its rows are numbered.
-CARD_ROWS = 8
 
 
-def card_tables(page_html: str) -> str:
-    """Mark wide comparison tables to be shown as one card per row on phones.
+def grid_tables(page_html: str) -> str:
+    """Mark every generated table ``<table data-grid>``: on a phone it keeps its grid in
+    smaller type, the first column (what names the rows) held in view while the others
+    scroll under the edge shadow, the range of a measured cell set under its mean. One
+    policy for every table: a comparison is read down a column, which cards (one per row)
+    would scatter.
 
-    A generated table with :data:`CARD_COLUMNS` or more columns whose first column
-    names its rows in text (left-aligned: a model, an encoding, a convention) gets
-    ``data-cards``, and every cell its column's header: as text in ``data-label`` and as
-    the page sets it (math included) in a ``pe-card-label`` span hidden from assistive
-    technology (the table's header row stays for it), which the phone stylesheet shows
-    beside the value. So does a table of numbered rows no longer than
-    :data:`CARD_ROWS` (a few pairs, offsets or dimensions), marked
-    ``data-cards="numbered"``: its cards are titled "pair i = 0", not "0". Longer ones
-    are matrices, which keep their grid and scroll sideways. A table registered with
-    ``cards=False`` (its caption marked ``data-grid``) keeps its grid too, as
-    ``<table data-grid>``: the stylesheet holds its first column in view while the rest
-    scrolls.
+    >>> grid_tables('<p class="table-caption" id="table-x">Table 1.</p><table><tr></tr></table>')
+    '<p class="table-caption" id="table-x">Table 1.</p><table data-grid><tr></tr></table>'
+    >>> grid_tables("<table><tr><td>1</td></tr></table>")  # not a generated table
+    '<table><tr><td>1</td></tr></table>'
     """
-
-    def convert(match: re.Match) -> str:
-        caption, inner = match.groups()
-        if " data-grid" in caption[: caption.index(">")]:
-            return f"{caption}<table data-grid>{inner}</table>"
-        head, _, body = inner.partition("</thead>")
-        shown = _HEADER.findall(head)  # each header as the page sets it, math and all
-        headers = [  # and as plain text, for the attribute: math keeps its characters only
-            html.escape(" ".join(html.unescape(TAG.sub(" ", h)).split()), quote=True) for h in shown
-        ]
-        rows = _ROW.findall(body)
-        first_cells = [row.split("<td", 2)[1] if "<td" in row else "" for row in rows]
-        named = rows and all("text-align: right" not in cell[:40] for cell in first_cells)
-        if len(headers) < CARD_COLUMNS or not (named or len(rows) <= CARD_ROWS):
-            return match.group(0)
-
-        def label_row(row: re.Match) -> str:
-            labels = iter(zip(headers, shown, strict=True))
-
-            def cell(match: re.Match) -> str:
-                plain, label = next(labels, ("", ""))
-                attributes, content = match.groups()
-                text = " ".join(html.unescape(TAG.sub(" ", content)).split())
-                long = " data-long" if len(text) > LONG_VALUE else ""
-                return (
-                    f'<td data-label="{plain}"{long}{attributes}>'
-                    f'<span class="pe-card-label" aria-hidden="true">{label.strip()}</span>'
-                    f"{content}</td>"
-                )
-
-            return f"<tr>{_CELL.sub(cell, row.group(1))}</tr>"
-
-        # a card of a numbered row is titled with its number and what it numbers
-        cards = "<table data-cards>" if named else '<table data-cards="numbered">'
-        return f"{caption}{cards}{head}</thead>{_ROW.sub(label_row, body)}</table>"
-
-    return _GENERATED_TABLE.sub(convert, page_html)
+    return _GENERATED_TABLE.sub(
+        lambda m: f"{m.group(1)}<table data-grid>{m.group(2)}</table>", page_html
+    )

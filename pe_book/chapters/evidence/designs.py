@@ -92,7 +92,6 @@ def _remapped(method: str) -> dict:
     "designs_loss",
     caption="The designs of 2025–26 models beside plain RoPE: mean loss over non-overlapping "
     "windows of each length (nats per token), mean over the seeds, range in brackets.",
-    cards=False,
 )
 def _():
     return _grid(DESIGN_LABELS, _design, "loss")
@@ -102,7 +101,6 @@ def _():
     "designs_passkey",
     caption="The same models' passkey accuracy at each length, averaged over the depths: "
     "mean over the seeds, range in brackets.",
-    cards=False,
 )
 def _():
     return _grid(DESIGN_LABELS, _design, "passkey")
@@ -113,7 +111,6 @@ def _():
     caption="The RoPE models read zero-shot with new frequencies (dynamic NTK, YaRN) or "
     "remapped positions (Self-Extend, ReRoPE, Dual Chunk Attention): mean loss, range in "
     "brackets.",
-    cards=False,
 )
 def _():
     return _grid(REMAP_LABELS, _remapped, "loss")
@@ -123,7 +120,6 @@ def _():
     "remap_passkey",
     caption="The same models' passkey accuracy, averaged over the depths: mean over the "
     "seeds, range in brackets.",
-    cards=False,
 )
 def _():
     return _grid(REMAP_LABELS, _remapped, "passkey")

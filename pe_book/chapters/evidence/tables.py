@@ -100,7 +100,6 @@ def _loss_table(mode: str) -> Table:
         f"the {len(results('length_generalisation')['seeds'])} seeds, range in brackets. "
         f"Trained at {results('length_generalisation')['train_len']} tokens."
     ),
-    cards=False,
 )
 def _():
     return _loss_table("non_overlapping")
@@ -112,7 +111,6 @@ def _():
         "Mean loss with a sliding window of each length, scoring the last quarter of every "
         "window (nats per token): mean over the seeds, range in brackets."
     ),
-    cards=False,
 )
 def _():
     return _loss_table("sliding")
@@ -124,7 +122,6 @@ def _():
         "Passkey accuracy at each length, averaged over the depths: mean over the seeds, "
         "range in brackets."
     ),
-    cards=False,
 )
 def _():
     data = results("length_generalisation")
@@ -156,7 +153,6 @@ def _extension_table(stage: str) -> Table:
 @table(
     "extension_zero_shot",
     caption="Loss of the stretched RoPE models, zero-shot: mean over the seeds, range in brackets.",
-    cards=False,
 )
 def _():
     return _extension_table("zero_shot")
@@ -166,7 +162,6 @@ def _():
     "extension_fine_tuned",
     caption="Loss of the stretched RoPE models after the fine-tune: mean over the seeds, range "
     "in brackets.",
-    cards=False,
 )
 def _():
     return _extension_table("fine_tuned")
@@ -176,7 +171,6 @@ def _():
     "extension_passkey",
     caption="Passkey accuracy of the stretched RoPE models at each length, averaged over the "
     "depths, zero-shot and fine-tuned: mean over the seeds.",
-    cards=False,
 )
 def _():
     data = extension()

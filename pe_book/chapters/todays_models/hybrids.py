@@ -106,7 +106,6 @@ def position_summary(report: dict) -> str:
     caption="Where the gallery’s models get their positions from "
     "(<code>pe_explained.inspect_config</code>); pattern: R rotary, n NoPE, ~ no attention, "
     "a learned input table, b bias.",
-    cards=False,
 )
 def _():
     rows = []

@@ -76,8 +76,7 @@ def _rows():
         "Open models' rotary settings as their <code>config.json</code> files give them "
         "(<code>docs/data/models/</code>; read by <code>pe_explained.inspect_config</code>), "
         "one row per layer type."
-    ),
-    cards=False,  # read down its columns on a phone too
+    ),  # read down its columns on a phone too
 )
 def _():
     rows = []
@@ -104,7 +103,6 @@ def _():
 @table(
     "gallery_computed",
     caption="What those settings do, computed by <code>pe_explained.inspect_config</code>.",
-    cards=False,
 )
 def _():
     rows = []
