@@ -22,6 +22,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .pages.folds import FOLD_OPEN
+
+#: A folded session as the one-page book prints it: open.
+FOLD_PRINTED = FOLD_OPEN.replace(">", " open>", 1)
+
 __all__ = [
     "finish_print_page",
     "light_figures_only",
@@ -122,6 +127,6 @@ def finish_print_page(
     if not path.is_file():
         return False
     html = path.read_text(encoding="utf-8")
-    html = sources_beside_images(light_figures_only(html))
+    html = sources_beside_images(light_figures_only(html)).replace(FOLD_OPEN, FOLD_PRINTED)
     path.write_text(with_assets(html, css, js), encoding="utf-8")
     return True

@@ -471,11 +471,12 @@ def _widget_pages(browser, base: str, scheme: str = "light"):
 
 
 def _open(page, base: str, name: str) -> None:
-    """Open the page of widget ``name`` and scroll to its figure: the widget is built when
-    the figure comes near the screen (none is built while the page loads)."""
+    """Open the page of widget ``name`` and scroll to what stands before it (its figure,
+    or the paragraph that leads to it): the widget is built when that comes near the
+    screen (none is built while the page loads)."""
     page.goto(base + PAGES[name][0].replace(".md", ".html"), wait_until="load")
     widget = f".pe-interactive[data-interactive='{name}']"
-    page.locator(f"#fig-{PAGES[name][1].replace('_', '-')}").scroll_into_view_if_needed()
+    page.locator(widget).evaluate("w => w.previousElementSibling.scrollIntoView()")
     page.wait_for_function(f'() => document.querySelector("{widget}").dataset.ready')
 
 

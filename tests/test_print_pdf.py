@@ -7,6 +7,7 @@ dark palette, and the test checks what the paper gets:
 - every numbered chapter's heading, every figure and every table of the page is printed
   (not hidden by a screen-only rule), each figure's image loaded;
 - every figure prints its light variant, and none prints its dark one;
+- every long Python session, folded on the site, prints open;
 - nothing is wider than the printable width: no text, image or table runs past the
   right margin (a table cut at the edge of the paper loses its last columns);
 - the PDF itself is made, with at least one page per chapter.
@@ -80,8 +81,10 @@ _PRINTED = """() => {
                 (el.textContent || el.getAttribute("src") || "").trim().slice(0, 60));
     }
   }
+  const folds = [...content.querySelectorAll("details.pe-fold")];
   return {chapters, figures: figures.length, figureProblems, tables: tables.length,
-          hiddenTables, wide: wide.slice(0, 15), wideCount: wide.length};
+          hiddenTables, wide: wide.slice(0, 15), wideCount: wide.length,
+          folds: folds.length, closedFolds: folds.filter((d) => !d.open).length};
 }"""
 
 
@@ -118,6 +121,11 @@ def test_every_chapter_figure_and_table_is_printed(printed):
     assert facts["figures"] == _shortcodes("figure"), facts["figures"]
     assert facts["tables"] == _shortcodes("table"), facts["tables"]
     assert facts["hiddenTables"] == 0
+
+
+def test_every_folded_session_prints_open(printed):
+    facts, _ = printed
+    assert facts["folds"] >= 5 and facts["closedFolds"] == 0, facts
 
 
 def test_every_figure_prints_its_light_variant_loaded(printed):

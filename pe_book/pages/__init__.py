@@ -8,6 +8,7 @@ as named stages, one module each, in the order they run::
       │  mathml       formulas as MathML
       │  typography   inline math bound to its punctuation
       │  tables       generated tables as grids with a held first column
+      │  folds        long Python sessions folded under their length
       │  typography   short code unbroken, numbers joined to their words
       ▼
     the page as the site shows it
@@ -23,6 +24,7 @@ cell formats) and the registries; no chapter imports this package.
 from __future__ import annotations
 
 from .base import FIGURE_DIR, BookError
+from .folds import fold_long_sessions
 from .loading import finish_output
 from .mathml import render_math
 from .notebook import finish_page as finish_notebook_page
@@ -46,5 +48,6 @@ def finish_html(page_html: str, page: str) -> str:
     html = render_math(page_html, page)  # mathml: formulas as MathML
     html = bound_punctuation(html)  # typography: an inline formula with its punctuation
     html = grid_tables(html)  # tables: grids whose first column stays in view on phones
+    html = fold_long_sessions(html)  # folds: a long session folded under its length
     html = unbroken_options(html)  # typography: short inline code never breaks
     return joined_numbers(html)  # typography: "chapter 9", "8 × 256" never break
