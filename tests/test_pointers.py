@@ -151,6 +151,9 @@ POINTERS: dict[str, dict[str, dict[int, str | tuple[str, ...]]]] = {
     },
     "notebooks/part3-modern.py": {
         "chapter 15 counts them": {15: "{{ value: context_extension.yarn_band_first }}"},
+        "chapter 15 draws it, for a head width $d_k = 128$ (`head_dim`):": {
+            15: "stretch of every pair"
+        },
     },
     "notebooks/part4-practice.py": {
         "chapter 16 names them": {16: "(`rotate_every_two`)"},

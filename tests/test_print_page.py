@@ -104,5 +104,3 @@ def test_phone_sources_point_where_their_images_point():
     assert 'srcset="assets/figures/rope_pairs-light-phone.svg"' in fixed
     assert fixed == f"<p>{_picture('rope_pairs', 'light')}</p>"
     assert sources_beside_images(PAGE) == PAGE
-
-
