@@ -109,6 +109,10 @@ POINTERS: dict[str, dict[str, dict[int, str | tuple[str, ...]]]] = {
         },
     },
     "practice/evidence.md": {
+        "Chapter 25 shows why most of these methods cost more than one attention pass, and "
+        "where llama.cpp and vLLM depart from the papers.": {
+            25: ("cost more than one attention pass", "where llama.cpp departs from"),
+        },
         "Chapters 12 to 15 reported what papers found": {
             12: "## Extrapolation: what the paper shows",
             13: "generalised best to longer inputs",
