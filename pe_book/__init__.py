@@ -118,6 +118,8 @@ class TableSpec:
     name: str
     build: Callable[[], Table]
     caption_text: Text = ""
+    #: The figure whose numbers the table gives, if any: the page folds the table.
+    repeats: str = ""
 
     @property
     def caption(self) -> str:
@@ -190,17 +192,21 @@ def figure(name: str, *, alt: Text, caption: Text = ""):
     return register
 
 
-def table(name: str, *, caption: Text = ""):
+def table(name: str, *, caption: Text = "", repeats: str = ""):
     """Register a table builder returning a :class:`Table`, as ``<chapter>.<name>``.
 
     On a phone every table keeps its grid, its first column held in view while the others
-    scroll (:func:`pe_book.pages.tables.grid_tables`).
+    scroll (:func:`pe_book.pages.tables.grid_tables`). ``repeats`` names the figure whose
+    numbers the table gives: the page then folds the table under a line that says so
+    (opened by a link to it, and in print), and the figure must be on the same page.
     """
     _check_name("table", name)
+    if not isinstance(repeats, str):
+        raise TypeError(f"table {name!r}: repeats must name a figure, got {repeats!r}")
 
     def register(build):
         key = f"{_chapter(build.__module__)}.{name}"
-        _add("table", TABLES, key, TableSpec(key, build, caption))
+        _add("table", TABLES, key, TableSpec(key, build, caption, repeats))
         return build
 
     return register

@@ -608,6 +608,25 @@ def test_every_generated_table_keeps_its_grid_on_phones():
         table("t", cards=False)  # no second policy to ask for
 
 
+def test_a_table_that_repeats_a_figure_is_folded_under_what_it_repeats():
+    """A table registered with ``repeats`` is folded under a line naming it and the figure
+    whose numbers it gives; the figure must be on the page; other tables stay open."""
+    load_all()
+    assert TABLES["evidence.length_loss"].repeats == "evidence_length_loss"
+    page = "# 22. E\n\n{{ figure: evidence_length_loss }}\n\n{{ table: evidence.length_loss }}\n"
+    sizes = {(n, v): (640, 320) for n in FIGURES for v in ("wide", "phone")}
+    out = expand_shortcodes(page, "practice/evidence.md", sizes)
+    assert '<details class="pe-fold" markdown="1">' in out
+    assert "<summary>Table 22.1 in full: the numbers of Figure 22.1</summary>" in out
+    assert out.index("<summary>") < out.index('class="table-caption"') < out.index("</details>")
+    with pytest.raises(BookError, match="evidence_length_loss"):
+        expand_shortcodes("{{ table: evidence.length_loss }}\n", "practice/evidence.md", sizes)
+    plain = expand_shortcodes("{{ table: evidence.setup }}\n", "practice/evidence.md", sizes)
+    assert "<details" not in plain
+    with pytest.raises(TypeError, match="repeats must name a figure"):
+        table("t", repeats=1)
+
+
 def test_measured_cells_are_aligned_as_numbers():
     """A mean with its range (text, for the range's markup) is right-aligned like a number;
     a column of words is not."""

@@ -96,8 +96,17 @@ def expand_shortcodes(
             spec = TABLES[argument]
             caption = caption_html(numbered[("table", argument)], spec.caption)
             rows = _cite_in_generated(table_markdown(argument), page, where)
+            shown = f'<p class="table-caption" id="{anchor("table", argument)}">{caption}</p>'
+            shown += f"\n\n{rows}"
+            if not spec.repeats:
+                return shown
+            figure = ("figure", spec.repeats)
+            if figure not in numbered:
+                raise BookError(f"{where}: the figure it repeats, {spec.repeats!r}, is not here")
+            summary = f"{numbered[('table', argument)]} in full: the numbers of {numbered[figure]}"
             return (
-                f'<p class="table-caption" id="{anchor("table", argument)}">{caption}</p>\n\n{rows}'
+                f'<details class="pe-fold" markdown="1">\n<summary>{summary}</summary>\n\n'
+                f"{shown}\n\n</details>"
             )
         if kind in ("figref", "tableref"):
             target = ("figure" if kind == "figref" else "table", argument)

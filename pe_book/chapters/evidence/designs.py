@@ -90,6 +90,7 @@ def _remapped(method: str) -> dict:
 
 @table(
     "designs_loss",
+    repeats="evidence_designs",
     caption="The designs of 2025–26 models beside plain RoPE: mean loss over non-overlapping "
     "windows of each length (nats per token), mean over the seeds, range in brackets.",
 )
@@ -99,6 +100,7 @@ def _():
 
 @table(
     "designs_passkey",
+    repeats="evidence_designs",
     caption="The same models' passkey accuracy at each length, averaged over the depths: "
     "mean over the seeds, range in brackets.",
 )
@@ -108,6 +110,7 @@ def _():
 
 @table(
     "remap_loss",
+    repeats="evidence_remap",
     caption="The RoPE models read zero-shot with new frequencies (dynamic NTK, YaRN) or "
     "remapped positions (Self-Extend, ReRoPE, Dual Chunk Attention): mean loss, range in "
     "brackets.",
@@ -118,6 +121,7 @@ def _():
 
 @table(
     "remap_passkey",
+    repeats="evidence_remap",
     caption="The same models' passkey accuracy, averaged over the depths: mean over the "
     "seeds, range in brackets.",
 )

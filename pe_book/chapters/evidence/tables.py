@@ -95,6 +95,7 @@ def _loss_table(mode: str) -> Table:
 
 @table(
     "length_loss",
+    repeats="evidence_length_loss",
     caption=lambda: (
         "Mean loss over non-overlapping windows of each length (nats per token): mean over "
         f"the {len(results('length_generalisation')['seeds'])} seeds, range in brackets. "
@@ -107,6 +108,7 @@ def _():
 
 @table(
     "sliding_loss",
+    repeats="evidence_length_loss",
     caption=lambda: (
         "Mean loss with a sliding window of each length, scoring the last quarter of every "
         "window (nats per token): mean over the seeds, range in brackets."
@@ -118,6 +120,7 @@ def _():
 
 @table(
     "passkey",
+    repeats="evidence_passkey",
     caption=lambda: (
         "Passkey accuracy at each length, averaged over the depths: mean over the seeds, "
         "range in brackets."
@@ -152,6 +155,7 @@ def _extension_table(stage: str) -> Table:
 
 @table(
     "extension_zero_shot",
+    repeats="evidence_extension",
     caption="Loss of the stretched RoPE models, zero-shot: mean over the seeds, range in brackets.",
 )
 def _():
@@ -160,6 +164,7 @@ def _():
 
 @table(
     "extension_fine_tuned",
+    repeats="evidence_extension",
     caption="Loss of the stretched RoPE models after the fine-tune: mean over the seeds, range "
     "in brackets.",
 )
@@ -169,6 +174,7 @@ def _():
 
 @table(
     "extension_passkey",
+    repeats="evidence_extension",
     caption="Passkey accuracy of the stretched RoPE models at each length, averaged over the "
     "depths, zero-shot and fine-tuned: mean over the seeds.",
 )
