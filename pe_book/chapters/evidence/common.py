@@ -28,6 +28,36 @@ STYLES = ("-", "--", ":", "-.", "-", "--", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
+def looks(theme, keys) -> dict[str, tuple]:
+    """Colour, line style and marker of each of ``keys`` (methods or designs beside RoPE):
+    ``"rope"`` as RoPE is drawn in every figure of the chapter, each other key in one of
+    the other colours of the house cycle, in order (a legend or end labels name them)."""
+    rope = list(ENCODING_LABELS).index("rope")
+    found = {"rope": (theme.cycle[rope], STYLES[rope], MARKERS[rope])}
+    others = [k for k in range(len(theme.cycle)) if k != rope]
+    for key, k in zip([key for key in keys if key != "rope"], others, strict=False):
+        found[key] = (theme.cycle[k], STYLES[k], MARKERS[k])
+    return found
+
+
+def per_length(ax, lengths, per_seed_values, label, colour, style, marker) -> None:
+    """A line through the seed means and one marker per seed, at every length."""
+    per_seed = np.asarray(per_seed_values, dtype=float)  # (lengths, seeds)
+    ax.plot(lengths, per_seed.mean(axis=1), style, color=colour, label=label)
+    for x, column in zip(lengths, per_seed, strict=True):
+        ax.plot([x] * len(column), column, marker, color=colour, markersize=3.5, alpha=0.8)
+
+
+def length_axis(ax, lengths, train_len) -> None:
+    """Evaluation lengths on a log₂ axis, the training length dotted, horizontal grid."""
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(lengths, [f"{n:,}" for n in lengths])
+    ax.minorticks_off()
+    ax.axvline(train_len, color=ax.xaxis.label.get_color(), linewidth=1.1, linestyle=":")
+    ax.set_xlabel("evaluation length (tokens)")
+    ax.grid(True, axis="y")
+
+
 def eval_lengths() -> list[int]:
     """The evaluation lengths of the length-generalisation experiment."""
     return results("length_generalisation")["eval_lens"]

@@ -14,19 +14,20 @@ from pe_explained import (
     self_extend_largest_distance,
 )
 
-from ... import Table, figure, table, value
-from ...experiments import passkey_by_length, results, seed_cell, span
+from ... import figure, table, value
+from ...experiments import passkey_by_length, results, span
 from ...style import label_line_ends, new_figure, phone_layout_active
 from .common import (
-    ENCODING_LABELS,
-    MARKERS,
-    STYLES,
     eval_lengths,
     extension,
     length_at,
+    length_axis,
+    looks,
     loss,
     passkey,
+    per_length,
 )
+from .tables import by_length
 
 #: The designs, each beside plain RoPE, as the page names them.
 DESIGN_LABELS = {
@@ -67,19 +68,6 @@ def remap_passkey(method: str, n: int) -> float:
 # Tables ------------------------------------------------------------------------------
 
 
-def _grid(labels: dict, metrics_of, metric: str) -> Table:
-    lengths = eval_lengths()
-    rows = []
-    for key, label in labels.items():
-        metrics = metrics_of(key)
-        if metric == "loss":
-            cells = [seed_cell(metrics["non_overlapping"][str(n)]["mean"]) for n in lengths]
-        else:
-            cells = [seed_cell(passkey_by_length(metrics, n)) for n in lengths]
-        rows.append([label, *cells])
-    return Table(["model", *(f"{n:,}" for n in lengths)], rows)
-
-
 def _design(encoding: str) -> dict:
     return results("length_generalisation")["methods"][encoding]
 
@@ -95,7 +83,7 @@ def _remapped(method: str) -> dict:
     "windows of each length (nats per token), mean over the seeds, range in brackets.",
 )
 def _():
-    return _grid(DESIGN_LABELS, _design, "loss")
+    return by_length("model", DESIGN_LABELS, _design, "non_overlapping")
 
 
 @table(
@@ -105,7 +93,7 @@ def _():
     "mean over the seeds, range in brackets.",
 )
 def _():
-    return _grid(DESIGN_LABELS, _design, "passkey")
+    return by_length("model", DESIGN_LABELS, _design, "passkey")
 
 
 @table(
@@ -116,7 +104,7 @@ def _():
     "brackets.",
 )
 def _():
-    return _grid(REMAP_LABELS, _remapped, "loss")
+    return by_length("model", REMAP_LABELS, _remapped, "non_overlapping")
 
 
 @table(
@@ -126,7 +114,7 @@ def _():
     "seeds, range in brackets.",
 )
 def _():
-    return _grid(REMAP_LABELS, _remapped, "passkey")
+    return by_length("model", REMAP_LABELS, _remapped, "passkey")
 
 
 # Figures -----------------------------------------------------------------------------
@@ -140,29 +128,17 @@ def _two_panels(theme, labels: dict, loss_of, passkey_of, target: int | None = N
     phone = phone_layout_active()
     fig = new_figure(7.6, 6.4 if phone else 3.6)
     axes = fig.subplots(2, 1, sharex=True) if phone else fig.subplots(1, 2, sharex=True)
-    rope = list(ENCODING_LABELS).index("rope")  # RoPE as every figure of the chapter draws it
-    others = iter(k for k in range(len(theme.cycle)) if k != rope)
+    styles = looks(theme, labels)  # RoPE as every figure of the chapter draws it
     for key, label in labels.items():
-        k = rope if key == "rope" else next(others)
-        looks = (theme.cycle[k], STYLES[k], MARKERS[k])
-        for ax, per_length in zip(axes, (passkey_of, loss_of), strict=True):
-            per_seed = np.asarray([per_length(key, n) for n in lengths], dtype=float)
-            ax.plot(lengths, per_seed.mean(axis=1), looks[1], color=looks[0], label=label)
-            for x, column in zip(lengths, per_seed, strict=True):
-                ax.plot(
-                    [x] * len(column), column, looks[2], color=looks[0], markersize=3.5, alpha=0.8
-                )
+        for ax, per_length_of in zip(axes, (passkey_of, loss_of), strict=True):
+            values = [per_length_of(key, n) for n in lengths]
+            per_length(ax, lengths, values, label, *styles[key])
     for ax in axes:
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(lengths, [f"{n:,}" for n in lengths])
-        ax.minorticks_off()
-        ax.axvline(train_len, color=ax.xaxis.label.get_color(), linewidth=1.1, linestyle=":")
+        length_axis(ax, lengths, train_len)
         if target is not None:
             ax.axvline(target, color=theme.muted, linewidth=0.8, linestyle="--")
-        ax.grid(True, axis="y")
-    axes[-1].set_xlabel("evaluation length (tokens)")
-    if not phone:
-        axes[0].set_xlabel("evaluation length (tokens)")
+    if phone:  # stacked: the lower panel names the shared axis
+        axes[0].set_xlabel("")
     axes[0].set_ylabel("passkey accuracy")
     axes[0].set_ylim(-0.03, 1.03)
     axes[1].set_ylabel("loss (nats per token)")

@@ -19,24 +19,10 @@ from .common import (
     extension,
     first_block,
     key_count,
+    length_axis,
+    looks,
+    per_length,
 )
-
-
-def _per_length(ax, lengths, per_seed_values, label, colour, style, marker) -> None:
-    """A line through the seed means and one marker per seed, at every length."""
-    per_seed = np.asarray(per_seed_values, dtype=float)  # (lengths, seeds)
-    ax.plot(lengths, per_seed.mean(axis=1), style, color=colour, label=label)
-    for x, column in zip(lengths, per_seed, strict=True):
-        ax.plot([x] * len(column), column, marker, color=colour, markersize=3.5, alpha=0.8)
-
-
-def _length_axis(ax, lengths, train_len) -> None:
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(lengths, [f"{n:,}" for n in lengths])
-    ax.minorticks_off()
-    ax.axvline(train_len, color=ax.xaxis.label.get_color(), linewidth=1.1, linestyle=":")
-    ax.set_xlabel("evaluation length (tokens)")
-    ax.grid(True, axis="y")
 
 
 def _references(ax, theme, data: dict, keys=("unigram_entropy", "loss_floor")) -> None:
@@ -157,8 +143,8 @@ def _(theme):
                 continue
             metric = data["methods"][enc][mode]
             values = [metric[str(n)]["mean"] for n in lengths]
-            _per_length(ax, lengths, values, label, colour, STYLES[i], MARKERS[i])
-        _length_axis(ax, lengths, data["train_len"])
+            per_length(ax, lengths, values, label, colour, STYLES[i], MARKERS[i])
+        length_axis(ax, lengths, data["train_len"])
         _references(ax, theme, data, keys=("loss_floor",))
         ax.set_title(title)
     axes[0].set_ylabel("loss (nats per token)")
@@ -272,8 +258,8 @@ def _(theme):
     ):
         if enc in data["methods"]:
             values = [passkey_by_length(data["methods"][enc], n) for n in lengths]
-            _per_length(ax, lengths, values, label, colour, STYLES[i], MARKERS[i])
-    _length_axis(ax, lengths, data["train_len"])
+            per_length(ax, lengths, values, label, colour, STYLES[i], MARKERS[i])
+    length_axis(ax, lengths, data["train_len"])
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel("passkey accuracy")
     label_line_ends(ax, theme)
@@ -319,16 +305,16 @@ def _(theme):
     lengths = data["eval_lens"]
     fig = new_figure(7.6, 6.0)
     axes = fig.subplots(2, 2, sharex=True, sharey="row")
-    looks = _method_looks(theme)
+    styles = looks(theme, METHOD_LABELS)
     for col, stage in enumerate(("zero_shot", "fine_tuned")):
         for method, label in METHOD_LABELS.items():
             metrics = data["methods"][method][stage]
             losses = [metrics["non_overlapping"][str(n)]["mean"] for n in lengths]
-            _per_length(axes[0, col], lengths, losses, label, *looks[method])
+            per_length(axes[0, col], lengths, losses, label, *styles[method])
             accs = [passkey_by_length(metrics, n) for n in lengths]
-            _per_length(axes[1, col], lengths, accs, label, *looks[method])
+            per_length(axes[1, col], lengths, accs, label, *styles[method])
         for ax in axes[:, col]:
-            _length_axis(ax, lengths, data["train_len"])
+            length_axis(ax, lengths, data["train_len"])
             ax.axvline(data["target_len"], color=theme.muted, linewidth=0.8, linestyle="--")
         axes[0, col].set_title("zero-shot" if stage == "zero_shot" else "fine-tuned")
         axes[0, col].set_xlabel("")
@@ -343,19 +329,6 @@ def _(theme):
         axes[1, 1].set_ylim(-0.03, 1.03)
     axes[0, 1].legend(fontsize=9.5, loc="upper right")  # clear of the target length's line
     return fig
-
-
-def _method_looks(theme) -> dict[str, tuple]:
-    """Colour, line style and marker of each context-extension method: the unchanged
-    RoPE model as RoPE is drawn in every figure of the chapter, each stretch in one of
-    the other colours of the house cycle (a legend names them)."""
-    rope = list(ENCODING_LABELS).index("rope")
-    looks = {"rope": (theme.cycle[rope], STYLES[rope], MARKERS[rope])}
-    others = [k for k in range(len(theme.cycle)) if k != rope]
-    stretches = [m for m in METHOD_LABELS if m != "rope"]
-    for method, k in zip(stretches, others, strict=False):
-        looks[method] = (theme.cycle[k], STYLES[k], MARKERS[k])
-    return looks
 
 
 def _alt_extension() -> str:

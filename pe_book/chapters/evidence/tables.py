@@ -81,16 +81,31 @@ def _():
 # Length generalisation ---------------------------------------------------------------
 
 
-def _loss_table(mode: str) -> Table:
-    """Mean loss per encoding and length (``mode``: non_overlapping or sliding)."""
-    data = results("length_generalisation")
-    lengths = data["eval_lens"]
-    rows = [
-        [label, *(seed_cell(data["methods"][enc][mode][str(n)]["mean"]) for n in lengths)]
-        for enc, label in ENCODING_LABELS.items()
-        if enc in data["methods"]
-    ]
-    return Table(["encoding", *(f"{n:,}" for n in lengths)], rows)
+def by_length(header: str, labels: dict, metrics_of, metric: str) -> Table:
+    """One row per entry of ``labels`` and one column per evaluation length, each cell the
+    mean over the seeds with their range: the loss (``metric`` ``"non_overlapping"`` or
+    ``"sliding"``) or the passkey accuracy averaged over the depths (``"passkey"``) of
+    ``metrics_of(key)``."""
+    lengths = results("length_generalisation")["eval_lens"]
+    rows = []
+    for key, label in labels.items():
+        metrics = metrics_of(key)
+        if metric == "passkey":
+            cells = [seed_cell(passkey_by_length(metrics, n)) for n in lengths]
+        else:
+            cells = [seed_cell(metrics[metric][str(n)]["mean"]) for n in lengths]
+        rows.append([label, *cells])
+    return Table([header, *(f"{n:,}" for n in lengths)], rows)
+
+
+def _encoding(key: str) -> dict:
+    return results("length_generalisation")["methods"][key]
+
+
+def _encodings() -> dict:
+    """The labels of the encodings the results hold (xPos may be left out of a run)."""
+    methods = results("length_generalisation")["methods"]
+    return {e: label for e, label in ENCODING_LABELS.items() if e in methods}
 
 
 @table(
@@ -103,7 +118,7 @@ def _loss_table(mode: str) -> Table:
     ),
 )
 def _():
-    return _loss_table("non_overlapping")
+    return by_length("encoding", _encodings(), _encoding, "non_overlapping")
 
 
 @table(
@@ -115,7 +130,7 @@ def _():
     ),
 )
 def _():
-    return _loss_table("sliding")
+    return by_length("encoding", _encodings(), _encoding, "sliding")
 
 
 @table(
@@ -127,30 +142,17 @@ def _():
     ),
 )
 def _():
-    data = results("length_generalisation")
-    lengths = data["eval_lens"]
-    rows = []
-    for enc, label in ENCODING_LABELS.items():
-        if enc in data["methods"]:
-            rows.append(
-                [label, *(seed_cell(passkey_by_length(data["methods"][enc], n)) for n in lengths)]
-            )
-    return Table(["encoding", *(f"{n:,}" for n in lengths)], rows)
+    return by_length("encoding", _encodings(), _encoding, "passkey")
 
 
 # Context extension -------------------------------------------------------------------
 
 
 def _extension_table(stage: str) -> Table:
-    data = extension()
-    lengths = data["eval_lens"]
-    rows = []
-    for method, label in METHOD_LABELS.items():
-        metrics = data["methods"][method][stage]
-        rows.append(
-            [label, *(seed_cell(metrics["non_overlapping"][str(n)]["mean"]) for n in lengths)]
-        )
-    return Table(["method", *(f"{n:,}" for n in lengths)], rows)
+    def metrics_of(method: str) -> dict:
+        return extension()["methods"][method][stage]
+
+    return by_length("method", METHOD_LABELS, metrics_of, "non_overlapping")
 
 
 @table(
