@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .text import curly_apostrophes, inline_math_html
 
 __all__ = [
+    "CORE_SCRIPT",
     "INTERACTIVES",
     "InteractiveSpec",
     "colormap_stops",
@@ -41,27 +43,39 @@ __all__ = [
 ]
 
 
+#: The script every widget page loads: the lazy loader, the drawing kit, the first widgets.
+CORE_SCRIPT = "interactive"
+
+
 @dataclass(frozen=True)
 class InteractiveSpec:
     name: str
     title: str
     defaults: Callable[[], dict]  # the widget's starting parameters (JSON-serialisable)
+    script: str = CORE_SCRIPT  # the script (docs/assets/javascripts/<script>.js) that draws it
 
 
 INTERACTIVES: dict[str, InteractiveSpec] = {}
 
 
-def interactive(name: str, *, title: str):
-    """Register the parameters of the widget ``name``; ``title`` heads it on the page."""
+def interactive(name: str, *, title: str, script: str = CORE_SCRIPT):
+    """Register the parameters of the widget ``name``; ``title`` heads it on the page.
+
+    ``script`` names the file under ``docs/assets/javascripts/`` that draws it: the core
+    (``interactive.js``: the lazy loader, the drawing kit and the first widgets) or a
+    script of its own, which the pages holding its container load after the core and
+    which adds its widgets with ``window.peInteractive.register``."""
     if not isinstance(name, str) or not name.replace("_", "").isalnum():
         raise ValueError(f"interactive name must be letters, digits and underscores: {name!r}")
     if not isinstance(title, str) or len(title.strip()) < 10:
         raise ValueError(f"interactive {name!r} needs a title that says what it shows")
+    if not isinstance(script, str) or not re.fullmatch(r"[a-z][a-z0-9-]*", script):
+        raise ValueError(f"interactive {name!r}: script must be a file stem such as 'interactive'")
 
     def register(defaults):
         if name in INTERACTIVES:
             raise ValueError(f"interactive {name!r} is registered twice")
-        INTERACTIVES[name] = InteractiveSpec(name, title.strip(), defaults)
+        INTERACTIVES[name] = InteractiveSpec(name, title.strip(), defaults, script)
         return defaults
 
     return register
@@ -115,11 +129,13 @@ def interactive_html(name: str) -> str:
         raise TypeError(f"interactive {name!r} must return a dict of parameters")
     data = html.escape(json.dumps(params, separators=(",", ":"), sort_keys=True), quote=True)
     anchor = f"interactive-{name.replace('_', '-')}"
+    # the page loads this script after the core (docs/overrides/main.html)
+    script = "" if spec.script == CORE_SCRIPT else f' data-script="{spec.script}"'
     # $…$ set as the prose sets it, apostrophes curly as the prose's
     title = inline_math_html(curly_apostrophes(spec.title), plain=True)
     return (
         f'<div class="pe-interactive" id="{anchor}" data-interactive="{name}" '
-        f'data-defaults="{data}" style="{_palette_style()}" hidden>'
+        f'data-defaults="{data}"{script} style="{_palette_style()}" hidden>'
         f'<p class="pe-interactive__title" id="{anchor}-title">{title}</p>'
         "</div>"
     )

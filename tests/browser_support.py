@@ -44,6 +44,17 @@ CHROMIUM_ARGS = screenshots.CHROMIUM_ARGS
 pages_of, serve = screenshots.pages_of, screenshots.serve
 
 
+def mkdocs_config() -> dict:
+    """mkdocs.yml as data, its ``!!python/name`` tags read as None."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+
+
 def browser_missing() -> str | None:
     """Why the browser tests cannot run here, or None when they can."""
     if not CHROMIUM.exists():

@@ -19,11 +19,11 @@ from html import unescape
 
 import numpy as np
 import pytest
-from browser_support import DOCS, browser_missing
+from browser_support import DOCS, browser_missing, mkdocs_config
 
 import pe_explained as pe
 from pe_book import load_all
-from pe_book.interactive import INTERACTIVES, interactive_html
+from pe_book.interactive import CORE_SCRIPT, INTERACTIVES, interactive_html
 from pe_book.pages import BookError, expand_shortcodes
 from pe_book.style import THEMES
 
@@ -136,12 +136,40 @@ def test_container_is_hidden_and_escapes_its_data():
     assert html.startswith('<div class="pe-interactive" id="interactive-rope"')
 
 
-def test_the_script_is_classic_small_and_self_contained():
-    text = SCRIPT.read_text(encoding="utf-8")
+def _widget_scripts() -> list[str]:
+    return mkdocs_config()["extra"]["widget_scripts"]
+
+
+@pytest.mark.parametrize("stem", [CORE_SCRIPT, *_widget_scripts()])
+def test_every_widget_script_is_classic_small_and_self_contained(stem):
+    text = (SCRIPT.parent / f"{stem}.js").read_text(encoding="utf-8")
     assert not re.search(r"^\s*(import|export)\b", text, re.M), "no ES modules (file://)"
     for remote in ("fetch(", "XMLHttpRequest", "import(", "http://", "https://"):
         assert remote not in text.replace("http://www.w3.org/2000/svg", ""), remote
     assert len(text.encode()) < 40_000
+    if stem != CORE_SCRIPT:  # drawn with the core's kit, added through its register()
+        assert "window.peInteractive" in text and ".register(" in text
+
+
+def test_every_widget_script_is_listed_for_the_pages_that_load_it():
+    """docs/overrides/main.html loads a widget's own script where its container is, from
+    the list extra.widget_scripts of mkdocs.yml: every script a widget names is there."""
+    named = {spec.script for spec in INTERACTIVES.values()} - {CORE_SCRIPT}
+    assert named <= set(_widget_scripts())
+    for stem in named:
+        assert (SCRIPT.parent / f"{stem}.js").is_file(), stem
+        container = interactive_html(
+            next(n for n, spec in INTERACTIVES.items() if spec.script == stem)
+        )
+        assert f'data-script="{stem}"' in container
+
+
+def test_a_widget_names_its_script_as_a_file_stem():
+    from pe_book.interactive import interactive
+
+    with pytest.raises(ValueError, match="script must be a file stem"):
+        interactive("bad_script_widget", title="A widget with a path", script="../x")
+    assert "data-script" not in interactive_html("rope")  # the core's widgets name none
 
 
 # --- the mathematics in Chromium, against the library ------------------------------------

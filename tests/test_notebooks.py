@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-import yaml
+from browser_support import mkdocs_config
 
 from pe_book.notebooks import download_name, is_notebook, notebook_json, read_notebook
 from pe_book.pages import BookError
@@ -26,14 +26,6 @@ DOCS = ROOT / "docs"
 SOURCES = sorted((DOCS / "notebooks").glob("*.py"))
 SITE = "https://pe-explained.github.io/pe_explained/"
 TIMEOUT = 60  # seconds per cell; a notebook takes a few seconds in all
-
-
-def _config() -> dict:
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
 
 
 # Run before each notebook in the tests' shared kernel: a fresh namespace, and figures
@@ -142,7 +134,7 @@ def test_links_to_the_book_name_existing_pages(source):
 
 
 def test_every_notebook_is_in_the_nav_and_executed_strictly():
-    config = _config()
+    config = mkdocs_config()
     text = json.dumps(config["nav"])
     for source in SOURCES:
         assert f"notebooks/{source.name}" in text, f"{source.name} is not in the nav"

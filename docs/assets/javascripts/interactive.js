@@ -1,11 +1,8 @@
-/* Interactive figures: widgets the reader drives, after the static figures.
- *
- * pe_book/interactive.py writes a hidden <div class="pe-interactive"
- * data-interactive="NAME" data-defaults="{…}">; this script draws widget NAME into it
- * and shows it (without JavaScript, and in print, the static figure stands alone).
- * Classic script, no dependencies, nothing fetched: it works from file:// too.
- * window.peInteractive.math mirrors the library's formulas; tests/test_interactive.py
- * compares them with pe_explained in Chromium (1e-9 relative).
+/* Interactive figures (pe_book/interactive.py): draws widget NAME into each hidden
+ * <div class="pe-interactive" data-interactive="NAME" data-defaults="{…}"> and shows it;
+ * without JavaScript, and in print, the static figure stands alone. Classic script,
+ * nothing fetched (file:// too). peInteractive.math mirrors the library's formulas
+ * (tests/test_interactive.py: 1e-9 relative); scripts of other widgets use its kit.
  */
 (function () {
   "use strict";
@@ -15,34 +12,34 @@
   const range = (n) => Array.from({ length: n }, (_, i) => i);
   const dot = (a, b) => a.reduce((s, v, i) => s + v * b[i], 0);
 
-  /** sinusoidal_frequencies: omega_i = base^(-2i / d_model). */
+  // sinusoidal_frequencies: omega_i = base^(-2i / d_model).
   function sinusoidalFrequencies(dModel, base) {
     return range(dModel / 2).map((i) => Math.pow(base, (-2 * i) / dModel));
   }
 
-  /** sinusoidal (interleaved): PE[pos, 2i] = sin(pos·omega_i), PE[pos, 2i+1] = cos(…). */
+  // sinusoidal (interleaved): PE[pos, 2i] = sin(pos·omega_i), PE[pos, 2i+1] = cos(…).
   function sinusoidal(positions, dModel, base) {
     const omega = sinusoidalFrequencies(dModel, base);
     return range(positions).map((p) => omega.flatMap((w) => [Math.sin(p * w), Math.cos(p * w)]));
   }
 
-  /** PE(pos)·PE(pos+k) = sum_i cos(k·omega_i): the same for every pos. */
+  // PE(pos)·PE(pos+k) = sum_i cos(k·omega_i): the same for every pos.
   function dotByOffset(dModel, base, k) {
     return sinusoidalFrequencies(dModel, base).reduce((s, w) => s + Math.cos(k * w), 0);
   }
 
-  /** rope_frequencies without scaling: inv_freq_i = base^(-2i / head_dim). */
+  // rope_frequencies without scaling: inv_freq_i = base^(-2i / head_dim).
   function ropeFrequencies(headDim, base) {
     return range(headDim / 2).map((i) => Math.pow(base, -(2 * i) / headDim));
   }
 
-  /** The dimensions of every pair: (2i, 2i+1) interleaved, (i, i + d/2) halves. */
+  // The dimensions of every pair: (2i, 2i+1) interleaved, (i, i + d/2) halves.
   function ropePairs(headDim, layout) {
     const half = headDim / 2;
     return range(half).map((i) => (layout === "interleaved" ? [2 * i, 2 * i + 1] : [i, i + half]));
   }
 
-  /** apply_rope for one vector: every pair turned by position·inv_freq_i. */
+  // apply_rope for one vector: every pair turned by position·inv_freq_i.
   function applyRope(x, position, invFreq, layout, attentionFactor = 1) {
     const out = x.slice();
     ropePairs(x.length, layout).forEach(([a, b], i) => {
@@ -55,24 +52,24 @@
     return out;
   }
 
-  /** q rotated at m, dotted with k rotated at n. */
+  // q rotated at m, dotted with k rotated at n.
   function ropeScore(q, k, m, n, invFreq, layout) {
     return dot(applyRope(q, m, invFreq, layout), applyRope(k, n, invFreq, layout));
   }
 
-  /** ntk_aware_base: base · factor^(d / (d − 2)). */
+  // ntk_aware_base: base · factor^(d / (d − 2)).
   function ntkAwareBase(base, factor, headDim) {
     return base * Math.pow(factor, headDim / (headDim - 2));
   }
 
-  /** Dynamic NTK's base at seqLen: alpha = factor·(len − L)/L + 1, base · alpha^(d/(d−2)). */
+  // Dynamic NTK's base at seqLen: base · (factor·(len − L)/L + 1)^(d/(d−2)).
   function dynamicBase(base, factor, headDim, context, seqLen) {
     const length = Math.max(seqLen, context);
     const alpha = factor * ((length - context) / context) + 1;
     return base * Math.pow(alpha, headDim / (headDim - 2));
   }
 
-  /** yarn_correction_range: the pairs turning betaFast and betaSlow times within L. */
+  // yarn_correction_range: the pairs turning betaFast and betaSlow times within L.
   function yarnCorrectionRange(headDim, base, context, betaFast = 32, betaSlow = 1,
     truncate = true) {
     // the (fractional) pair whose wavelength fits r times into L
@@ -83,14 +80,14 @@
     return [Math.max(low, 0), Math.min(high, headDim - 1)];
   }
 
-  /** YaRN's attention factor sqrt(1/t) = 0.1 ln s + 1 (1 for s <= 1). */
+  // YaRN's attention factor sqrt(1/t) = 0.1 ln s + 1 (1 for s <= 1).
   function yarnAttentionFactor(factor) {
     return factor <= 1 ? 1 : 0.1 * Math.log(factor) + 1;
   }
 
-  /** The frequencies of one context-extension method, and its attention factor.
-   *  method: "default", "linear", "ntk", "dynamic", "yarn" or "llama3"; p holds headDim,
-   *  base, factor, context (L), seqLen, lowFreqFactor, highFreqFactor, betaFast, betaSlow. */
+  // One context-extension method's frequencies and attention factor; method: default,
+  // linear, ntk, dynamic, yarn, llama3; p: headDim, base, factor, context (L), seqLen,
+  // lowFreqFactor, highFreqFactor, betaFast, betaSlow.
   function scaledFrequencies(method, p) {
     const inv = ropeFrequencies(p.headDim, p.base);
     const factor = p.factor;
@@ -129,8 +126,8 @@
     throw new Error(`unknown method ${method}`);
   }
 
-  /** alibi_slopes: the ladder of the closest power of two c <= n, then every other
-   *  slope of 2c for the remaining heads. */
+  // alibi_slopes: the ladder of the closest power of two c <= n, then every other
+  // slope of 2c for the remaining heads.
   function alibiSlopes(numHeads) {
     const ladder = (n) => range(n).map((k) => Math.pow(2, (-8 * (k + 1)) / n));
     let closest = 1;
@@ -139,15 +136,15 @@
     return ladder(closest).concat(extra.slice(0, numHeads - closest));
   }
 
-  /** alibi_bias (causal, float64): bias[h][i][j] = −m_h (i − j), −Infinity for j > i. */
+  // alibi_bias (causal, float64): bias[h][i][j] = −m_h (i − j), −Infinity for j > i.
   function alibiBias(numHeads, length) {
     return alibiSlopes(numHeads).map((m) =>
       range(length).map((i) => range(length).map((j) => (j <= i ? m * (0 - (i - j)) : -Infinity)))
     );
   }
 
-  /** rope_pair_groups: [kept, blended, divided], a pair kept where its scaled frequency
-   *  equals the plain one, divided where it equals plain ÷ factor (both to 1e-12 relative). */
+  // rope_pair_groups: [kept, blended, divided], a pair kept where its scaled frequency
+  // equals the plain one, divided where it equals plain ÷ factor (both to 1e-12 relative).
   function pairGroups(invFreq, plain, factor) {
     const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.abs(b);
     const kept = invFreq.filter((w, i) => close(w, plain[i])).length;
@@ -175,19 +172,19 @@
     return el;
   }
   const h = (tag, attrs, ...children) => node(null, tag, attrs, children);
-  /** An SVG element appended to parent, with text content if given. */
+  // An SVG element appended to parent, with text content if given.
   const s = (parent, tag, attrs, text) => {
     const el = node(SVG, tag, attrs, text === undefined ? [] : marked(text, true));
     parent.append(el);
     return el;
   };
   const line = (parent, x1, y1, x2, y2, cls) => s(parent, "line", { x1, y1, x2, y2, class: cls });
-  /** A square (side 2r) or a circle (radius r) centred on (cx, cy). */
+  // A square (side 2r) or a circle (radius r) centred on (cx, cy).
   const marker = (parent, square, cx, cy, r, cls) => (square
     ? s(parent, "rect", { x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, class: cls })
     : s(parent, "circle", { cx, cy, r, class: cls }));
 
-  /** A number for a label: whole numbers exact, others to 4 significant digits; a true minus. */
+  // A label's number: integers exact, else 4 significant digits; a true minus.
   function fmt(v, digits = 4) {
     if (!isFinite(v)) return v > 0 ? "∞" : "−∞";
     const a = Math.abs(v);
@@ -198,7 +195,7 @@
     return text.replace("-", "−");
   }
 
-  /** Tick values: 1, 2 or 5 times a power of ten; on a log axis powers of 10 (or of 2). */
+  // Tick values: 1, 2 or 5 times a power of ten; on a log axis powers of 10 (or of 2).
   function ticks(min, max, log) {
     if (log) {
       const step = Math.log10(max / min) >= 3 ? 10 : 2;
@@ -219,9 +216,9 @@
     return out;
   }
 
-  /** A new SVG in box, of the given size, with a frame, ticks and axis labels.
-   *  o: x, y ([min, max]), xlog, ylog, yreverse, xticks, yticks, xformat, yformat,
-   *  xlabel, ylabel, label (what the figure shows, for assistive technology), margins. */
+  // A new SVG in box, of the given size, with a frame, ticks and axis labels.
+  // o: x, y ([min, max]), xlog, ylog, yreverse, xticks, yticks, xformat, yformat,
+  // xlabel, ylabel, label (what the figure shows, for assistive technology), margins.
   function axes(box, width, height, o) {
     const svg = node(SVG, "svg", {
       viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": o.label,
@@ -263,8 +260,8 @@
     return s(parent, "path", { d: d.join(""), class: cls });
   }
 
-  /** A heatmap (rows × columns; infinities transparent) coloured by linear interpolation
-   *  between colour stops, as a PNG data URL. */
+  // A heatmap (rows × columns; infinities transparent) coloured by linear interpolation
+  // between colour stops, as a PNG data URL.
   function heatmapImage(rows, vmin, vmax, stops) {
     const rgb = stops.map((c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)));
     const canvas = h("canvas", { width: rows[0].length, height: rows.length });
@@ -284,8 +281,8 @@
     return canvas.toDataURL();
   }
 
-  /** A heatmap filling the frame of a (axes drawn on top), with a colour bar to its right;
-   *  stops holds the colours of each palette ({light, dark}), book.css shows one pair. */
+  // A heatmap filling the frame of a (axes drawn on top), with a colour bar to its right;
+  // stops holds the colours of each palette ({light, dark}), book.css shows one pair.
   function heatmap(a, rows, vmin, vmax, stops, label) {
     const x = a.x1 + 12;
     const column = range(64).map((i) => [vmax - ((vmax - vmin) * i) / 63]);
@@ -307,10 +304,10 @@
 
   // --- controls: native, labelled, keyboard-operable
 
-  /** The text of a label without its marks (for aria-label). */
+  // The text of a label without its marks (for aria-label).
   const plain = (text) => text.replace(/[*{}]|[_^](?=\{)/g, "");
 
-  /** A control's box: its label (with the value shown) over the input(s). */
+  // A control's box: its label (with the value shown) over the input(s).
   function control(form, label, output, id, ...inputs) {
     const parts = [...marked(label), ...(output ? [" ", output] : [])];
     const text = h(id ? "label" : "span", id ? { for: id } : { id: `pe-i-${++uid}` }, ...parts);
@@ -319,8 +316,8 @@
     return [box, text];
   }
 
-  /** A range input over a list of values (steps may be uneven), its value shown in an
-   *  <output> and announced as aria-valuetext; set(v, list) moves it (list: new values). */
+  // A range input over a list of values (steps may be uneven), its value shown in an
+  // <output> and announced as aria-valuetext; set(v, list) moves it (list: new values).
   function slider(form, label, values, value, format, change) {
     const id = `pe-i-${++uid}`;
     const output = h("output", { for: id });
@@ -348,7 +345,7 @@
     return ctl;
   }
 
-  /** − and + buttons stepping through a list of values; set(v, list) as for a slider. */
+  // − and + buttons stepping through a list of values; set(v, list) as for a slider.
   function stepper(form, label, values, value, format, change) {
     const output = h("output", {});
     const ctl = { values, value };
@@ -375,7 +372,7 @@
     return ctl;
   }
 
-  /** A group of radio buttons drawn as segments: [value, text, class of its swatch]. */
+  // A group of radio buttons drawn as segments: [value, text, class of its swatch].
   function segments(form, label, options, value, change) {
     const name = `pe-i-${++uid}`;
     const group = h("div", { class: "pe-i-segments", role: "radiogroup" });
@@ -391,9 +388,9 @@
     return box;
   }
 
-  /** Plots (side by side where there is room), controls under them, a readout. size(i):
-   *  plot i's width and height, from shapes[i] = [height ÷ width, min, max] (shapes[0]
-   *  for all side by side). */
+  // Plots (side by side where there is room), controls under them, a readout. size(i):
+  // plot i's width and height, from shapes[i] = [height ÷ width, min, max] (shapes[0]
+  // for all side by side).
   function frame(root, shapes) {
     const form = h("div", { class: "pe-i-controls" });
     const plots = shapes.map(() => h("div", { class: "pe-i-plot" }));
@@ -411,17 +408,17 @@
   const steps = (lo, hi, step = 1) => range(Math.round((hi - lo) / step) + 1)
     .map((i) => lo + i * step);
   const minus = (text) => String(text).replace(/-/g, "−");
-  /** Numbers as the prose's Python formats write them: fixed(v, 2) is "{:,.2f}",
-   *  sig(v, 6) is "{:.6g}" (for 1e-4 <= |v| < 1e6); a true minus. */
+  // Numbers as the prose's Python formats write them: fixed(v, 2) is "{:,.2f}",
+  // sig(v, 6) is "{:.6g}" (for 1e-4 <= |v| < 1e6); a true minus.
   const fixed = (v, digits) => minus(v.toLocaleString("en",
     { minimumFractionDigits: digits, maximumFractionDigits: digits }));
   const sig = (v, digits) => minus(String(Number(v.toPrecision(digits))));
-  /** A stretch as the prose writes one: two decimals under 10, whole numbers above. */
+  // A stretch as the prose writes one: two decimals under 10, whole numbers above.
   const times = (v) => fixed(v, v < 10 ? 2 : 0);
 
-  /** Text set as the prose sets its symbols: x^{…} raised, x_{…} lowered, x_{…}^{…} both
-   *  (stacked, as q_m^⊤), *v* in italics (a variable), everything else as plain text
-   *  (never parsed as HTML). The nodes are HTML (sup, sub, var) or, with svg, tspans. */
+  // Text set as the prose sets symbols: x^{…} raised, x_{…} lowered, x_{…}^{…} both
+  // (stacked, as q_m^⊤), *v* in italics (a variable), everything else as plain text
+  // (never parsed as HTML). The nodes are HTML (sup, sub, var) or, with svg, tspans.
   function marked(text, svg) {
     const scripts = /^_\{([^{}]*)\}\^\{([^{}]*)\}$/;
     const parts = String(text)
@@ -454,18 +451,18 @@
     });
   }
 
-  /** Sets a readout's text, marked as for :func:`marked`. */
+  // Sets a readout's text, marked as for :func:`marked`.
   function write(el, text) {
     el.replaceChildren(...marked(text, false));
   }
 
-  /** fmt for a readout: a power of ten as a raised exponent (1.2·10^{−5}). */
+  // fmt for a readout: a power of ten as a raised exponent (1.2·10^{−5}).
   const num = (v, digits) => fmt(v, digits).replace(/·10\^\+?(−?\d+)/, "·10^{$1}");
 
   // --- the widgets: each takes its container and parameters, returns its draw()
 
   const widgets = {};
-  /** set(key)(v): state[key] = v, then redraw. */
+  // set(key)(v): state[key] = v, then redraw.
   const setter = (state, draw) => (key) => (v) => {
     state[key] = v;
     draw();
@@ -606,7 +603,7 @@
     return draw;
   };
 
-  /** Each method: key, name, its colour and dashes in Figure 15.1 (original RoPE is c1). */
+  // Each method: key, name, colour and dashes of Figure 15.1 (plain RoPE: c1).
   const METHODS = [
     ["linear", "position interpolation", 2, "7 3"], ["ntk", "NTK-aware", 3, "10 3 2 3"],
     ["dynamic", "dynamic NTK", 4, "2 3"], ["yarn", "YaRN", 5, ""],
@@ -786,7 +783,9 @@
 
   function build(root) {
     const make = widgets[root.dataset.interactive];
+    if (!make) root.dataset.waiting = "1"; // its script (data-script) registers it later
     if (!make || root.dataset.ready) return;
+    delete root.dataset.waiting;
     const title = root.querySelector(".pe-interactive__title");
     root.setAttribute("role", "group");
     if (title) root.setAttribute("aria-labelledby", title.id);
@@ -802,8 +801,7 @@
     }).observe(root);
   }
 
-  /** Widgets sit below the fold: each is built when the figure before it comes within a
-   *  screen of view, so that loading the page runs none of their drawing. */
+  // Each widget is built when the figure before it comes within a screen of view.
   function start() {
     const roots = [...document.querySelectorAll(".pe-interactive[data-interactive]")];
     if (!("IntersectionObserver" in window)) return roots.forEach(build);
@@ -821,7 +819,14 @@
     });
   }
 
-  window.peInteractive = { math, widgets };
+  // Adds widget NAME (its own script) and builds its containers already near.
+  function register(name, make) {
+    widgets[name] = make;
+    document.querySelectorAll(`[data-interactive="${name}"][data-waiting]`).forEach(build);
+  }
+  const kit = { h, s, line, marker, fmt, ticks, axes, path, heatmap, slider, stepper,
+    segments, frame, steps, fixed, sig, times, write, num, setter, range, minus };
+  window.peInteractive = { math, widgets, kit, register };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
