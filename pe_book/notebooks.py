@@ -11,13 +11,17 @@ and turns it into a page, which the page pipeline then finishes
 build time, never committed). In a notebook, :func:`use_notebook_style` draws
 with the book's light colours on a white background, readable in a dark Jupyter
 theme too; on the site's dark palette the stylesheet inverts the plots' lightness
-(keeping their hues), so that they do not glare as white cards.
+(keeping their hues), so that they do not glare as white cards. In the kernels the
+build starts it also draws every plot a second time for a phone's column
+(:func:`phone_png`: narrower, panels stacked, legends under their panels), which the
+page shows under 600 px instead of the wide plot.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import threading
 import time
@@ -85,8 +89,122 @@ def notebook_json(path) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
+#: At build time every plot is also drawn for a phone's column: this wide (inches; about
+#: 330 CSS px at the page's scale, so its text keeps the size it has on a wide screen),
+#: at this resolution (two pixels a CSS pixel), as this extra output of the cell, which
+#: the page shows under 600 px instead of the wide plot (:mod:`pe_book.pages.notebook`).
+PHONE_PLOT_INCHES, PHONE_PLOT_DPI = 3.4, 200
+#: The least height of a panel on a phone, and what each legend under a panel adds.
+PHONE_PANEL_INCHES, PHONE_LEGEND_INCHES = 2.6, 0.6
+PHONE_PLOT_MIME = "image/x-pe-phone-png"
+#: Set in the kernels the build starts (:func:`execute_notebook`), not in a reader's.
+PHONE_PLOTS_ENV = "PE_BOOK_PHONE_PLOTS"
+
+
+def phone_png(fig) -> bytes:
+    """``fig`` drawn for a phone's column, as PNG bytes; ``fig`` is left as it was.
+
+    The figure is made :data:`PHONE_PLOT_INCHES` wide; panels side by side in one row
+    are stacked in one column instead (each keeps its height), and constrained layout
+    places them again, so lines, labels and legends are drawn anew at the narrow width
+    with their text at its size in points (not a wide plot shrunk)."""
+    import io
+
+    from matplotlib.gridspec import GridSpec
+
+    width, height = fig.get_size_inches()
+    axes = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    grids = {id(ax.get_subplotspec().get_gridspec()) for ax in axes}
+    specs = [ax.get_subplotspec() for ax in axes]
+    panels = axes[0].get_subplotspec().get_gridspec().get_geometry() if axes else (1, 1)
+    stack = len(grids) == 1 and panels[0] == 1 and panels[1] > 1
+    legends = [ax.get_legend() for ax in axes if ax.get_legend() is not None]
+    placed = [(legend._loc, legend._bbox_to_anchor) for legend in legends]
+    labels = [(text, text.get_text()) for ax in axes for text in _labels(ax)]
+    try:
+        if stack:
+            column = GridSpec(panels[1], 1, figure=fig)
+            for ax, spec in zip(axes, specs, strict=True):
+                ax.set_subplotspec(column[spec.colspan.start, 0])
+        for legend in legends:  # under its panel, where it covers no data
+            legend.set_loc("upper center")
+            legend.set_bbox_to_anchor((0.5, -0.22), transform=legend.axes.transAxes)
+        for text, words in labels:  # a label longer than a phone's panel on two lines
+            text.set_text(_wrapped(words))
+        rows = panels[1] if stack else panels[0]  # on the phone
+        row = max(height / panels[0], PHONE_PANEL_INCHES)
+        fig.set_size_inches(PHONE_PLOT_INCHES, rows * row + PHONE_LEGEND_INCHES * len(legends))
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=PHONE_PLOT_DPI, bbox_inches="tight")
+        return buffer.getvalue()
+    finally:
+        fig.set_size_inches(width, height)
+        for ax, spec in zip(axes, specs, strict=True):
+            ax.set_subplotspec(spec)
+        for legend, (loc, anchor) in zip(legends, placed, strict=True):
+            legend._loc, legend._bbox_to_anchor = loc, anchor  # as set, None included
+        for text, words in labels:
+            text.set_text(words)
+
+
+def _labels(ax) -> list:
+    """The texts of ``ax`` that a phone's panel may need to wrap: axis labels, title and
+    the entries of its legend."""
+    legend = ax.get_legend()
+    return [ax.xaxis.label, ax.yaxis.label, ax.title, *(legend.get_texts() if legend else [])]
+
+
+def _shown_length(text: str) -> int:
+    """About how many characters ``text`` shows: math spans without ``$`` and commands."""
+    return len(re.sub(r"\$([^$]*)\$", lambda m: re.sub(r"\\[a-zA-Z]+|[{}^_]", "", m[1]), text))
+
+
+def _wrapped(words: str, width: int = 30) -> str:
+    """``words`` on lines of about ``width`` characters, broken at spaces outside math
+    (``$…$``), so a label keeps to a phone's panel.
+
+    >>> _wrapped("dimension index $j$ (low $j$ = high frequency)", 20)
+    'dimension index $j$\\n(low $j$ = high\\nfrequency)'
+    """
+    if len(words) <= width or "\n" in words:
+        return words
+    # the words, a math span kept whole with what it touches ("($j$," is one word)
+    tokens = re.findall(r"(?:[^\s$]|\$[^$]*\$)+", words)
+    lines, current = [], ""
+    for token in tokens:
+        joined = f"{current} {token}" if current else token
+        if current and _shown_length(joined) > width:
+            lines.append(current)
+            joined = token
+        current = joined
+    return "\n".join([*lines, current])
+
+
+def _draw_phone_plots() -> None:
+    """Give every figure the kernel displays a second output, :func:`phone_png` as
+    :data:`PHONE_PLOT_MIME` (base64), beside the inline backend's PNG."""
+    import base64
+
+    from IPython import get_ipython
+    from IPython.core.formatters import BaseFormatter
+    from matplotlib.figure import Figure
+
+    shell = get_ipython()
+    if shell is None or PHONE_PLOT_MIME in shell.display_formatter.formatters:
+        return
+
+    class PhonePlot(BaseFormatter):
+        format_type = PHONE_PLOT_MIME
+
+    formatter = PhonePlot(parent=shell.display_formatter)
+    formatter.for_type(Figure, lambda fig: base64.b64encode(phone_png(fig)).decode("ascii"))
+    shell.display_formatter.formatters[PHONE_PLOT_MIME] = formatter
+    shell.display_formatter.active_types.append(PHONE_PLOT_MIME)
+
+
 def use_notebook_style() -> None:
-    """Draw with the book's light theme on a white background, with constrained layout."""
+    """Draw with the book's light theme on a white background, with constrained layout
+    (and, in the build's kernels, each plot drawn for a phone too: :func:`phone_png`)."""
     import matplotlib
 
     from .style import THEMES
@@ -102,6 +220,8 @@ def use_notebook_style() -> None:
             "figure.dpi": 100,
         }
     )
+    if os.environ.get(PHONE_PLOTS_ENV) == "1":
+        _draw_phone_plots()
 
 
 def configure_jupyter(config) -> None:
@@ -183,7 +303,8 @@ def execute_notebook(source, *, kernel_name: str = "python3", allow_errors: bool
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
     notebook = read_notebook(source)
-    nbclient.NotebookClient(notebook, kernel_name=kernel_name, allow_errors=allow_errors).execute()
+    client = nbclient.NotebookClient(notebook, kernel_name=kernel_name, allow_errors=allow_errors)
+    client.execute(env={**os.environ, PHONE_PLOTS_ENV: "1"})
     notebook, _ = CoalesceStreamsPreprocessor().preprocess(notebook, {})
     return notebook
 
@@ -203,10 +324,11 @@ def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
     executed = execute_notebook(
         source, kernel_name=options["kernel_name"], allow_errors=options["allow_errors"]
     )
+    phones = take_phone_plots(executed)
     with tempfile.TemporaryDirectory() as folder:
         executed_path = Path(folder) / f"{Path(source).stem}.ipynb"
         nbformat.write(executed, executed_path)
-        body = _render(str(executed_path), options)
+        body = with_phone_plots(_render(str(executed_path), options), phones)
     toc_tokens, title = _get_nb_toc_tokens(source, options["toc_depth"])
     cache.parent.mkdir(parents=True, exist_ok=True)
     partial = cache.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
@@ -214,6 +336,42 @@ def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
         json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8"
     )
     partial.replace(cache)
+
+
+def take_phone_plots(notebook) -> list[str | None]:
+    """The phone drawing (base64 PNG) of every plot of ``notebook`` in order, ``None``
+    for a plot without one, each taken out of its output (nbconvert shows only the
+    wide plot; :func:`with_phone_plots` puts them back into the page)."""
+    phones = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "image/png" in data:
+                phones.append(data.pop(PHONE_PLOT_MIME, None))
+            data.pop(PHONE_PLOT_MIME, None)
+    return phones
+
+
+_INLINE_PLOT = re.compile(r'<img\b(?=[^>]*\bsrc="data:image/png;base64,)')
+
+
+def with_phone_plots(html: str, phones: list[str | None]) -> str:
+    """``html`` with each phone drawing as ``data-phone-png`` on its plot's ``<img>``
+    (the page pipeline makes it the phone's source of a ``<picture>``).
+
+    >>> with_phone_plots('<img src="data:image/png;base64,AAAA">', ["QUJD"])
+    '<img data-phone-png="QUJD" src="data:image/png;base64,AAAA">'
+    """
+    found = len(_INLINE_PLOT.findall(html))
+    if found != len(phones):
+        raise ValueError(f"the page shows {found} plots, the notebook drew {len(phones)}")
+    phones_left = iter(phones)
+
+    def tag(match: re.Match) -> str:
+        phone = next(phones_left)
+        return match.group(0) if phone is None else f'<img data-phone-png="{phone}"'
+
+    return _INLINE_PLOT.sub(tag, html)
 
 
 def _render(executed_path: str, options: dict) -> str:

@@ -228,6 +228,75 @@ def test_plots_move_out_of_the_page_into_files_loaded_lazily():
     assert plot_files(page, "notebooks/demo.py", "notebooks/demo.html") == (page, {})
 
 
+#: A 4 × 6 PNG: the phone drawing of the test's 2 × 3 plot.
+PHONE_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAGCAAAAADBUmCpAAAAEUlEQVR4nGNs"
+    "YGBgYGLAQQAAD1IAjIUL/0cAAAAASUVORK5CYII="
+)
+
+
+def test_a_plot_with_a_phone_drawing_becomes_a_picture_with_a_phone_source():
+    """The build's kernels draw each plot for a phone too (pe_book.notebooks.phone_png);
+    the page shows it under 600 px through a <picture>, sized at two pixels a CSS pixel,
+    and both images move into files of their own."""
+    import base64
+
+    from pe_book.notebooks import with_phone_plots
+
+    alt = "A plot of x against y that shows nothing in particular at all."
+    html = with_phone_plots(RENDERED, [PHONE_PNG])
+    page, plots = plot_files(
+        _finish(_notebook(alt), html), "notebooks/demo.py", "notebooks/demo.html"
+    )
+    assert list(plots) == ["notebooks/plots/demo-1-phone.png", "notebooks/plots/demo-1.png"]
+    assert _pixels(plots["notebooks/plots/demo-1-phone.png"]) == _pixels(
+        base64.b64decode(PHONE_PNG)
+    )
+    picture = re.search(r"<picture>(.*?)</picture>", page, re.S).group(1)
+    source, image = re.findall(r"<(?:source|img)\b[^>]*>", picture)
+    for attribute in (
+        'media="(max-width: 600px)"',
+        'srcset="plots/demo-1-phone.png"',
+        'width="2"',
+        'height="3"',
+    ):
+        assert attribute in source
+    assert 'src="plots/demo-1.png"' in image and "data-phone-png" not in page
+    with pytest.raises(ValueError, match="shows 1 plots, the notebook drew 2"):
+        with_phone_plots(RENDERED, [PHONE_PNG, None])
+
+
+def test_a_phone_drawing_stacks_a_row_of_panels_and_leaves_the_figure_as_it_was():
+    """phone_png draws a figure 3.4 inches wide, a row of panels as a column, a legend
+    under its panel, and gives the figure back with its size, panels, legend and labels."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from pe_book.notebooks import PHONE_PLOT_DPI, PHONE_PLOT_INCHES, phone_png, use_notebook_style
+
+    use_notebook_style()
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3))
+    for ax in axes:
+        ax.plot([0, 1], [0, 1], label="a line")
+        ax.set_ylabel("a label far longer than a phone panel is tall")
+    axes[0].legend(loc="lower right")
+    fig.canvas.draw()
+    before = [ax.get_position().bounds for ax in axes]
+    with Image.open(io.BytesIO(phone_png(fig))) as image:
+        width, height = image.size
+    assert width < 1.15 * PHONE_PLOT_INCHES * PHONE_PLOT_DPI and height > width  # stacked
+    fig.canvas.draw()
+    assert tuple(fig.get_size_inches()) == (7, 3)
+    assert [ax.get_position().bounds for ax in axes] == before
+    assert axes[0].get_legend()._loc == 4 and "\n" not in axes[0].get_ylabel()
+    plt.close(fig)
+
+
 def _pixels(png: bytes):
     import io
 

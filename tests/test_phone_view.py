@@ -189,63 +189,76 @@ def test_no_page_scrolls_sideways(views, scheme, width):
     assert pages and not problems, "\n".join(problems)
 
 
-# every notebook plot that scrolls at the viewport's width: the fade its edges show at the
-# start of the scroll and at its end ("none" when there is none)
-_PLOT_EDGES = """async () => {
-  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+# every notebook plot at the viewport's width: the image it shows, its width in the page
+# against its own pixels, and whether its box scrolls
+_PLOTS = """async () => {
   const out = [];
-  for (const box of document.querySelectorAll(".jp-RenderedImage")) {
-    if (box.scrollWidth <= box.clientWidth + 1) continue;
-    box.scrollLeft = 0; await frame();
-    const start = getComputedStyle(box).maskImage;
-    box.scrollLeft = box.scrollWidth; await frame();
-    out.push({id: box.closest("figure") ? box.closest("figure").id : "?", start,
-              end: getComputedStyle(box).maskImage});
+  for (const img of document.querySelectorAll(".jp-RenderedImage img")) {
+    img.scrollIntoView(); await img.decode().catch(() => {});
+    const box = img.closest(".jp-RenderedImage");
+    out.push({id: img.closest("figure") ? img.closest("figure").id : "?",
+              shown: img.currentSrc.split("/").pop(), width: img.clientWidth,
+              natural: img.naturalWidth, scrolls: box.scrollWidth > box.clientWidth + 1});
   }
   return out;
 }"""
+#: The phone drawings are 200 px an inch (pe_book.notebooks.PHONE_PLOT_DPI): shown at
+#: least this many CSS px an inch, a label of 10 points is at least 12.5 CSS px tall.
+LEAST_SCALE = 90 / 200
 
 
-def plot_edge_problems(page, url: str) -> tuple[int, list[str]]:
-    """How many notebook plots scroll at a 390 px width, and those that do not fade out
-    at the edge beyond which more of them lies (at the start and at the end)."""
+def plot_problems(page, url: str) -> tuple[int, list[str]]:
+    """How many notebook plots a 390 px page shows, and those not shown as their phone
+    drawing, scrolling sideways, or shrunk below :data:`LEAST_SCALE` of its pixels."""
     page.set_viewport_size({"width": 390, "height": 800})
     page.goto(url, wait_until="load")
-    seen = page.evaluate(_PLOT_EDGES)
+    seen = page.evaluate(_PLOTS)
     problems = [
-        f"{p['id']}: edges {p['start']!r} at the start, {p['end']!r} at the end"
+        f"{p['id']}: shows {p['shown']} at {p['width']} px of {p['natural']}"
+        + (", scrolls sideways" if p["scrolls"] else "")
         for p in seen
-        if "gradient" not in p["start"] or "gradient" not in p["end"] or p["start"] == p["end"]
+        if not p["shown"].endswith("-phone.png")
+        or p["scrolls"]
+        or p["width"] < LEAST_SCALE * p["natural"]
     ]
     return len(seen), problems
 
 
-@pytest.mark.parametrize("notebook", ["part1-foundations", "part2-model", "part4-practice"])
-def test_a_notebook_plot_that_scrolls_on_a_phone_fades_where_more_of_it_is(
-    browser, server, notebook
-):
+@pytest.mark.parametrize(
+    "notebook", ["part1-foundations", "part2-model", "part3-modern", "part4-practice"]
+)
+def test_a_notebook_plot_on_a_phone_is_drawn_for_it_and_fits_the_column(browser, server, notebook):
     context = browser.new_context()
     try:
-        scrolling, problems = plot_edge_problems(
-            context.new_page(), f"{server}notebooks/{notebook}.html"
-        )
+        plots, problems = plot_problems(context.new_page(), f"{server}notebooks/{notebook}.html")
     finally:
         context.close()
-    assert scrolling >= 1 and not problems, problems
+    assert plots >= 2 and not problems, problems
 
 
-def test_the_plot_edge_check_fails_without_the_fade(browser, tmp_path):
-    """A scrolling plot in a box without the notebook stylesheet's fade is reported."""
+def test_the_plot_check_fails_on_a_wide_plot_shrunk_or_scrolled(browser, tmp_path):
+    """A page whose plot is the wide drawing (shrunk into the column, or kept at its size
+    in a scrolling box) is reported, each way."""
+    (tmp_path / "wide.png").write_bytes(_png(711, 334))
     (tmp_path / "page.html").write_text(
-        "<!doctype html><meta charset=utf-8><div class=jp-RenderedImage style='overflow-x:auto'>"
-        "<img style='display:block;width:800px;height:50px;background:#888'></div>",
+        "<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+        "<div class=jp-RenderedImage><img src=wide.png style='max-width:100%'></div>"
+        "<div class=jp-RenderedImage style='overflow-x:auto'><img src=wide.png></div>",
         encoding="utf-8",
     )
     context = browser.new_context()
     try:
-        scrolling, problems = plot_edge_problems(
-            context.new_page(), (tmp_path / "page.html").as_uri()
-        )
+        plots, problems = plot_problems(context.new_page(), (tmp_path / "page.html").as_uri())
     finally:
         context.close()
-    assert scrolling == 1 and len(problems) == 1, problems
+    assert plots == 2 and len(problems) == 2, problems
+
+
+def _png(width: int, height: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "#888888").save(buffer, format="PNG")
+    return buffer.getvalue()

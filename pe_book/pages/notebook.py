@@ -84,7 +84,9 @@ def _with_plot_files(html: str, page, config, files) -> str:
     return html
 
 
-_INLINE_PNG = re.compile(r'(<img\b[^>]*?\bsrc=")data:image/png;base64,([A-Za-z0-9+/=\s]+)(")')
+_INLINE_PNG = re.compile(
+    r'(<(?:img|source)\b[^>]*?\b(?:src|srcset)=")data:image/png;base64,([A-Za-z0-9+/=\s]+)(")'
+)
 #: Folder of the site for the notebooks' plots (docs-relative).
 PLOT_DIR = f"{NOTEBOOK_DIR}/plots"
 
@@ -93,7 +95,8 @@ def plot_files(html: str, page: str, page_url: str) -> tuple[str, dict[str, byte
     """Move every PNG inlined in a notebook page into a file of its own.
 
     Returns the page, whose images now point at ``notebooks/plots/<notebook>-<n>.png``
-    (``n`` counts the plots in page order) and load lazily, and those files' bytes by
+    (``n`` counts the plots in page order) and load lazily, their phone sources at
+    ``<notebook>-<n>-phone.png``, and those files' bytes by
     docs-relative path. Each PNG is stored losslessly in as few bytes as Pillow finds
     (without its alpha channel when every pixel is opaque): the same pixels.
     """
@@ -101,9 +104,14 @@ def plot_files(html: str, page: str, page_url: str) -> tuple[str, dict[str, byte
     plots: dict[str, bytes] = {}
 
     def move(match: re.Match) -> str:
-        path = f"{PLOT_DIR}/{stem}-{len(plots) + 1}.png"
+        tag = match.group(1)
+        number = sum(not path.endswith("-phone.png") for path in plots) + 1
+        if tag.startswith("<source"):  # the phone drawing, before the plot's <img>
+            path = f"{PLOT_DIR}/{stem}-{number}-phone.png"
+        else:
+            path = f"{PLOT_DIR}/{stem}-{number}.png"
+            tag = tag.replace("<img", '<img loading="lazy" decoding="async"', 1)
         plots[path] = _smaller_png(base64.b64decode("".join(match.group(2).split())))
-        tag = match.group(1).replace("<img", '<img loading="lazy" decoding="async"', 1)
         return f"{tag}{relative_url(path, page_url)}{match.group(3)}"
 
     return _INLINE_PNG.sub(move, html), plots
@@ -180,6 +188,7 @@ def finish_html(
             image["width"], image["height"] = map(str, size)
         if not image.get("class"):
             del image["class"]
+        _phone_source(soup, image)
         figures += 1
         _number_plot(soup, image, figures, caption)
 
@@ -205,6 +214,27 @@ def finish_html(
             text.replace_with(BeautifulSoup(inline_math_html(str(text), plain=True), "html.parser"))
     # the same MathML as the chapters', and their line breaks
     return joined_numbers(bound_punctuation(render_math(str(soup), page)))
+
+
+#: Under this width a plot shows its phone drawing (pe_book.notebooks.phone_png).
+PHONE_MEDIA = "(max-width: 600px)"
+
+
+def _phone_source(soup, image) -> None:
+    """Wrap ``image`` in a ``<picture>`` whose phone source is its ``data-phone-png``
+    (drawn at two pixels a CSS pixel, so sized at half its pixels), if it has one."""
+    phone = image.attrs.pop("data-phone-png", None)
+    if phone is None:
+        return
+    src = f"data:image/png;base64,{phone}"
+    width, height = _png_size(src) or (0, 0)
+    picture = soup.new_tag("picture")
+    image.wrap(picture)
+    source = soup.new_tag(
+        "source",
+        attrs={"media": PHONE_MEDIA, "srcset": src, "width": width // 2, "height": height // 2},
+    )
+    image.insert_before(source)
 
 
 def _number_plot(soup, image, number: int, caption: str) -> None:
