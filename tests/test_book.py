@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -507,6 +508,52 @@ def test_every_figure_and_table_is_cited_by_number_on_its_page():
 def test_the_citation_check_sees_a_figure_named_only_as_the_figure_below():
     page = "As the figure below shows:\n\n{{ figure: a }}\n\n{{ tableref: t }}\n{{ table: t }}"
     assert unreferenced(page) == ["a"]
+
+
+#: How far (characters of prose, code left out) a figure or table may stand from the
+#: nearest sentence that cites it, in the same section: next to the text explaining it.
+NEAR_ITS_TEXT = 1_200
+
+
+def far_from_their_text(markdown: str) -> list[str]:
+    """The figures and tables of ``markdown`` whose nearest citation by number is in
+    another section (between headings) or more than :data:`NEAR_ITS_TEXT` characters
+    of prose away."""
+    prose = re.sub(r"^(\s*)(```|~~~).*?^\1\2[^\n]*$", "", markdown, flags=re.M | re.S)
+    blocks = re.split(r"\n\s*\n", prose)
+    sections = list(itertools.accumulate(bool(re.match(r"#{1,6} ", b.strip())) for b in blocks))
+    far = []
+    for i, block in enumerate(blocks):
+        for kind, name in re.findall(r"\{\{ (figure|table): ([\w.]+) \}\}", block):
+            ref = f"{{{{ {'figref' if kind == 'figure' else 'tableref'}: {name} }}}}"
+            cites = [j for j, b in enumerate(blocks) if ref in b and sections[j] == sections[i]]
+            gaps = [sum(map(len, blocks[min(i, j) + 1 : max(i, j)])) for j in cites]
+            if not gaps or min(gaps) > NEAR_ITS_TEXT:
+                far.append(name)
+    return far
+
+
+def test_every_figure_and_table_stands_next_to_the_text_that_cites_it():
+    """A figure is explained where it stands: its citation by number ("Figure 12.1
+    shows …") is in its section and within a few paragraphs of it."""
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    found = {
+        str(page.relative_to(docs)): far
+        for page in docs.rglob("*.md")
+        if str(page.relative_to(docs)) not in _UNREFERENCED_PAGES
+        and (far := far_from_their_text(page.read_text(encoding="utf-8")))
+    }
+    assert not found, found
+
+
+def test_the_nearness_check_sees_a_figure_cited_in_another_section_or_far_away():
+    cited = "As {{ figref: a }} shows:\n\n"
+    assert far_from_their_text(cited + "{{ figure: a }}\n") == []
+    assert far_from_their_text(cited + "## Later\n\n{{ figure: a }}\n") == ["a"]
+    filler = "\n\n".join(["A paragraph of words."] * 80)
+    assert far_from_their_text(f"{cited}{filler}\n\n{{{{ figure: a }}}}\n") == ["a"]
+    code = "```python\n# not a heading\nx = 1\n```\n\n"
+    assert far_from_their_text(cited + code + "{{ figure: a }}\n") == []
 
 
 def test_a_reference_to_a_figure_not_on_the_page_fails():
