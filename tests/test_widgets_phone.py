@@ -26,6 +26,7 @@ from test_interactive import PAGES, _open
 
 import pe_explained as pe
 from pe_book import TABLES, VALUES, load_all
+from pe_book.chapters.precision import BF16_BUFFER, LENGTHS
 from pe_book.style import THEMES
 from pe_book.text import format_cell
 
@@ -42,6 +43,13 @@ WIDGET = ".pe-interactive[data-interactive='{}']"
 ASSETS = {
     "script": ("**/assets/javascripts/interactive.js", DOCS / "assets/javascripts/interactive.js"),
     "css": ("**/assets/stylesheets/book.css", DOCS / "assets/stylesheets/book.css"),
+    **{
+        stem.removeprefix("interactive-"): (
+            f"**/assets/javascripts/{stem}.js",
+            DOCS / f"assets/javascripts/{stem}.js",
+        )
+        for stem in ("interactive-properties", "interactive-precision")
+    },
 }
 
 
@@ -452,6 +460,92 @@ def test_context_readouts_say_the_chapters_numbers(opener):
     check_context_readouts(opener)
 
 
+def check_rotation_readout(opener):
+    """Chapter 4's widget at the table's offset k: each pair's frequency, angle, cosine and
+    sine as the table of M_k writes them; a step in pos changes the positions, not the
+    angle nor the block (M_k holds no pos)."""
+    offsets = TABLES["properties.offset_blocks"].build()
+    page, root = opener.open("offset_rotation", WIDE)
+    for row in offsets.rows:
+        i, omega, angle, cosine, sine = (
+            format_cell(v, offsets.formats.get(c, offsets.default_format))
+            for c, v in zip(offsets.columns, row, strict=True)
+        )
+        root.locator(".pe-i-segments label").nth(int(i)).click()
+        said = (f"ω{i} = {omega}:", f"k ω{i} = {angle} rad", f"cosine {cosine}, sine {sine}.")
+        text = readout(root)
+        assert all(part in text for part in said), (said, text)
+        position = root.locator("input[type=range]").last
+        position.focus()
+        page.keyboard.press("ArrowRight")
+        moved = readout(root)
+        assert moved != text and all(part in moved for part in said), (said, moved)
+        page.keyboard.press("ArrowLeft")
+
+
+def test_rotation_readout_says_the_table_of_m_k(opener):
+    check_rotation_readout(opener)
+
+
+def check_precision_readout(opener):
+    """Chapter 20's widget in a float32 and a bfloat16 model: at each length of the table
+    of angle errors, the route and its cell as the table writes them."""
+    errors = TABLES["precision.angle_errors"].build()
+    rows = {row[0]: row[1:] for row in errors.rows}
+    page, root = opener.open("rope_precision", WIDE)
+    earlier = root.get_by_role("button", name="previous positions below")
+    for name, route in (("float32", "float32 recipe"), ("bfloat16", BF16_BUFFER)):
+        root.locator(".pe-i-segments").get_by_text(name, exact=True).click()
+        for at in reversed(range(len(LENGTHS))):
+            text = readout(root)
+            cell = format_cell(rows[route][at], errors.default_format)
+            said = f"{route}: the largest error of a cosine or a sine over every pair and the "
+            said += f"{_value('precision.WINDOW')} positions below {LENGTHS[at]:,} is {cell};"
+            assert said.replace("-", "−") in text.replace("-", "−"), (said, text)
+            if at:
+                earlier.click()
+        for _ in range(len(LENGTHS) - 1):  # back to the longest, for the next format
+            root.get_by_role("button", name="next positions below").click()
+
+
+def test_precision_readout_says_the_table_of_angle_errors(opener):
+    check_precision_readout(opener)
+
+
+def _format_colours(scheme: str) -> dict[str, str]:
+    """The colour (as rgb()) of each format's line in chapter 20's figure of the spacing of
+    stored positions, drawn as the build draws it."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgb
+
+    from pe_book.render import draw_figure
+
+    with matplotlib.rc_context(THEMES[scheme].rc):
+        fig = draw_figure("precision_position_spacing", scheme)
+    lines = {line.get_label(): line.get_color() for line in fig.axes[0].lines}
+    plt.close(fig)
+    return {
+        name: "rgb({}, {}, {})".format(*(round(c * 255) for c in to_rgb(colour)))
+        for name, colour in lines.items()
+    }
+
+
+def check_format_colours(opener, scheme="light"):
+    """Each format's lines and dots have that format's colour in the chapter's figure."""
+    figure = _format_colours(scheme)
+    page, root = opener.open("rope_precision", WIDE, scheme)
+    for name in ("float16", "bfloat16", "float32"):
+        root.locator(".pe-i-segments").get_by_text(name, exact=True).click()
+        strokes = {stroke for plot in root.evaluate(_STROKES) for stroke, _ in plot}
+        assert strokes == {figure[name]}, (name, strokes, figure[name])
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_each_format_keeps_its_colour_of_the_chapters_figures(opener, scheme):
+    check_format_colours(opener, scheme)
+
+
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_titles_and_readouts_have_curly_apostrophes(opener, name):
     page, root = opener.open(name, WIDE)
@@ -524,6 +618,31 @@ FAULTS = [
         "if (true) {",
     ),
     ((check_sinusoidal_readout,), "script", "every ${fixed(slowest, 0)}", "every ${fmt(slowest)}"),
+    (
+        (check_rotation_readout,),
+        "properties",
+        "cosine ${f4(block[cs][cs])}",
+        "cosine ${fixed(block[cs][cs], 3)}",
+    ),
+    (
+        (check_rotation_readout,),
+        "properties",
+        "const angle = k * omega[i];",
+        "const angle = (k + pos) * omega[i];",
+    ),
+    ((check_precision_readout,), "precision", "minus(v.toPrecision(2))", "minus(v.toPrecision(3))"),
+    (
+        (check_precision_readout,),
+        "precision",
+        "d.base, dtype, dtype);",
+        'd.base, dtype, "float32");',
+    ),
+    (
+        (check_format_colours,),
+        "precision",
+        "`pe-i-c${format.colour}`",
+        "`pe-i-c${format.colour + 1}`",
+    ),
     ((check_sinusoidal_readout,), "script", 'top === 1 ? "1 pair,', 'top === 0 ? "1 pair,'),
     ((check_alibi_readout, 12, 9), "script", "`${sig(m, 6)}; the", "`${fmt(m)}; the"),
     (

@@ -15,6 +15,7 @@ from pe_explained.precision import (
 )
 
 from .. import Table, figure, table, value
+from ..interactive import interactive
 from ..style import new_figure
 from ..text import format_bound, format_cell
 
@@ -73,8 +74,21 @@ def _sci(x: float) -> str:
     return format_cell(float(x), ".1e")
 
 
+def _model_route(name: str) -> str:
+    """The route of a model cast with ``.to(dtype)``: its inv_freq buffer is cast too, the
+    angles are the float32 recipe's, and cos and sin are stored in the model's format."""
+    if name == "float32":
+        return "float32 recipe"
+    return f"float32 recipe from a {name} inv_freq, stored as {name}"
+
+
 #: The route of a model cast with ``.to(torch.bfloat16)``: its inv_freq buffer is bfloat16.
-BF16_BUFFER = "float32 recipe from a bfloat16 inv_freq, stored as bfloat16"
+BF16_BUFFER = _model_route("bfloat16")
+
+
+def _format_colour(theme, name: str) -> str:
+    """Each format's line colour, the same in every figure of the chapter and its widget."""
+    return theme.cycle[list(DTYPES).index(name)]
 
 
 @cache
@@ -174,7 +188,8 @@ def _(theme):
     fig = new_figure(7.0, 3.6)
     ax = fig.add_subplot()
     styles = {"bfloat16": "-", "float16": "--", "float32": ":"}
-    for (name, dtype), colour in zip(DTYPES.items(), theme.cycle, strict=False):
+    for name, dtype in DTYPES.items():
+        colour = _format_colour(theme, name)
         top = 32_768 if name == "float16" else 2**25  # float16's largest number is 65,504
         marks = np.unique(np.round(np.geomspace(1, top, 400)).astype(np.int64))
         gaps = [_spacing(dtype, int(p)) for p in marks]
@@ -261,18 +276,20 @@ def _():
 )
 def _(theme):
     ends = np.unique(np.round(np.geomspace(WINDOW, 1_000_000, 60)).astype(np.int64))
+    # each route in the colour of the format its cos and sin end in (float64: a fourth)
     routes = [
-        ("float32 recipe", {"angles": "float32"}, "-"),
-        ("float64 angles, rounded once", {"angles": "float64"}, "--"),
+        ("float32 recipe", {"angles": "float32"}, "-", _format_colour(theme, "float32")),
+        ("float64 angles, rounded once", {"angles": "float64"}, "--", theme.cycle[len(DTYPES)]),
         (
             "float32 recipe, stored as bfloat16",
             {"angles": "float32", "output_dtype": ml_dtypes.bfloat16},
             ":",
+            _format_colour(theme, "bfloat16"),
         ),
     ]
     fig = new_figure(7.0, 3.6)
     ax = fig.add_subplot()
-    for (label, kw, style), colour in zip(routes, theme.cycle, strict=False):
+    for label, kw, style, colour in routes:
         err = [rope_angle_error(_window(int(n)), HEAD_DIM, base=BASE, **kw).max() for n in ends]
         # the dotted route runs on the solid one at large positions: wider, it shows
         width = 2.6 if style == ":" else 1.8
@@ -284,6 +301,35 @@ def _(theme):
     # in the empty lower right: above the float64 line, under the float32 curves
     ax.legend(loc="lower right", bbox_to_anchor=(1, 0.1), frameon=False)
     return fig
+
+
+@interactive(
+    "rope_precision",
+    title="Try it: the error of RoPE's cos and sin against the position, pair by pair, in a "
+    "float16, bfloat16 or float32 model.",
+    script="interactive-precision",
+)
+def _():
+    # the figure's points, and the lengths of the table (each the end of WINDOW positions)
+    ends = np.round(np.geomspace(WINDOW, LENGTHS[-1], 60))
+    ends = np.unique(np.concatenate([ends, LENGTHS]).astype(np.int64))
+    return {
+        "head_dim": HEAD_DIM,
+        "base": BASE,
+        "window": WINDOW,
+        "lengths": list(LENGTHS),
+        "ends": ends.tolist(),
+        "dtype": "float32",
+        "formats": [
+            {
+                "name": name,
+                "colour": list(DTYPES).index(name) + 1,  # theme.cycle, as _format_colour
+                "fraction_bits": FRACTION_BITS[name],
+                "route": _model_route(name),
+            }
+            for name in DTYPES
+        ],
+    }
 
 
 #: The score-error table's routes: how the phasors are computed, and what the rotated

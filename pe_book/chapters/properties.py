@@ -15,6 +15,7 @@ from pe_explained.properties import (
 )
 
 from .. import Table, figure, table, value
+from ..interactive import interactive
 from ..notation import DM
 from ..style import new_figure
 
@@ -23,6 +24,9 @@ CURVE_D_MODELS, CURVE_MAX_OFFSET = (16, 64, 512), 60
 DOT_D_MODEL, DOT_MAX_OFFSET, DOT_STARTS = 64, 200, (200, 1000)  # pos − k stays ≥ 0
 M_D_MODEL, M_OFFSET = 8, 3
 DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
+#: The widget beside M_k: the position it starts from, the largest it offers, and its offsets.
+TURN_POS, TURN_MAX_POS = 10, 200
+TURN_OFFSETS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 15, 20, 30, 50, 100, 200, 300, 500, 1000)
 
 
 @figure(
@@ -152,6 +156,23 @@ def _(theme):
         ax.set_ylabel("output dimension (of $PE(pos+k)$)")
     fig.colorbar(image, ax=axes, shrink=0.85, label="entry of $M_k$")
     return fig
+
+
+@interactive(
+    "offset_rotation",
+    title=r"Try it: a shift by $k$ turns pair $i$ by the angle $k\,\omega_i$, from any "
+    "position $pos$.",
+    script="interactive-properties",
+)
+def _():
+    return {
+        "d_model": M_D_MODEL,
+        "k": M_OFFSET,
+        "offsets": list(TURN_OFFSETS),
+        "pos": TURN_POS,
+        "max_pos": TURN_MAX_POS,
+        "base": 10000.0,  # the library's default, which the chapter's figures use
+    }
 
 
 @table(
