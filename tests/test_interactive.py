@@ -32,7 +32,8 @@ from pe_explained.properties import offset_matrix
 load_all()
 
 SCRIPT = DOCS / "assets" / "javascripts" / "interactive.js"
-#: Each widget, the page it teaches on and the static figure it stands beside.
+#: Each widget, the page it teaches on and the static figure it stands beside (None for a
+#: tool that stands beside no figure: the config inspector).
 PAGES = {
     "sinusoidal": ("foundations/sinusoidal.md", "sinusoidal_heatmap"),
     "rope": ("modern/rope.md", "rope_score_toeplitz"),
@@ -40,7 +41,12 @@ PAGES = {
     "alibi": ("modern/alibi.md", "alibi_bias_per_head"),
     "offset_rotation": ("foundations/properties.md", "properties_offset_matrix"),
     "rope_precision": ("practice/precision.md", "precision_angle_error"),
+    "inspector": ("appendix/inspector.md", None),
 }
+#: The widgets that stand beside a figure, which the generic checks of a figure's widget
+#: apply to (two plots, sliders, the whole widget on a phone's screen); the inspector's
+#: checks are its own (tests/test_inspector.py).
+FIGURES = {name: where for name, where in PAGES.items() if where[1] is not None}
 REL = 1e-9
 
 needs_browser = pytest.mark.skipif(
@@ -57,7 +63,8 @@ def test_every_widget_is_registered_and_on_its_page_after_its_figure():
         text = (DOCS / page).read_text(encoding="utf-8")
         shortcode = re.search(r"\{\{\s*interactive:\s*" + name + r"\s*\}\}", text)
         assert shortcode, f"{page} does not show the interactive figure {name!r}"
-        assert text.index(f"{{{{ figure: {figure} }}}}") < shortcode.start()
+        if figure is not None:
+            assert text.index(f"{{{{ figure: {figure} }}}}") < shortcode.start()
 
 
 @pytest.mark.parametrize("name", sorted(PAGES))
@@ -163,15 +170,38 @@ def _widget_scripts() -> list[str]:
     return mkdocs_config()["extra"]["widget_scripts"]
 
 
-@pytest.mark.parametrize("stem", [CORE_SCRIPT, *_widget_scripts()])
+def _script_parts() -> dict[str, list[str]]:
+    """A widget script's parts (extra.widget_script_parts): files loaded before it, in order."""
+    return mkdocs_config()["extra"].get("widget_script_parts") or {}
+
+
+@pytest.mark.parametrize(
+    "stem", [CORE_SCRIPT, *_widget_scripts(), *(p for ps in _script_parts().values() for p in ps)]
+)
 def test_every_widget_script_is_classic_small_and_self_contained(stem):
     text = (SCRIPT.parent / f"{stem}.js").read_text(encoding="utf-8")
     assert not re.search(r"^\s*(import|export)\b", text, re.M), "no ES modules (file://)"
     for remote in ("fetch(", "XMLHttpRequest", "import(", "http://", "https://"):
         assert remote not in text.replace("http://www.w3.org/2000/svg", ""), remote
     assert len(text.encode()) < 40_000
-    if stem != CORE_SCRIPT:  # drawn with the core's kit, added through its register()
+    if stem in _widget_scripts():  # drawn with the core's kit, added through its register()
         assert "window.peInteractive" in text and ".register(" in text
+    elif stem != CORE_SCRIPT:  # a part computes; the script it belongs to draws
+        assert ".register(" not in text
+
+
+def test_a_scripts_parts_belong_to_a_listed_script_and_load_before_it():
+    """A widget script too long for one file is split by concept into parts
+    (extra.widget_script_parts, each under the same budget); the page loads them in the
+    order given, before the script (docs/overrides/main.html)."""
+    for stem, parts in _script_parts().items():
+        assert stem in _widget_scripts(), stem
+        for part in parts:
+            assert (SCRIPT.parent / f"{part}.js").is_file(), part
+            assert part not in _widget_scripts(), f"{part} is loaded as a part only"
+    template = (DOCS / "overrides" / "main.html").read_text(encoding="utf-8")
+    loop = template.index("widget_script_parts or {}).get(script")
+    assert loop < template.index("('assets/javascripts/' ~ script ~ '.js')"), "parts first"
 
 
 def test_every_widget_script_is_listed_for_the_pages_that_load_it():
@@ -801,7 +831,7 @@ _AXE = """async (name) => {
 @pytest.mark.parametrize(
     ("where", "scheme"), [("server", "light"), ("server", "dark"), ("disk", "light")]
 )
-@pytest.mark.parametrize("name", sorted(PAGES))
+@pytest.mark.parametrize("name", sorted(FIGURES))
 def test_widget_draws_answers_the_keyboard_and_passes_axe(
     browser, server, site, name, where, scheme
 ):

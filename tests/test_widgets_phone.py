@@ -9,6 +9,10 @@ red–blue heatmap keeps zero dark on the dark palette, each context-extension m
 keeps its colour of Figure 15.1 and only a method with an attention factor draws one,
 and a readout's numbers are the library's, written as the prose writes them.
 
+These checks are written for a widget beside a figure (``FIGURES``); the config
+inspector, a tool whose input comes first and whose report runs longer than a screen, is
+checked for what applies to it in ``tests/test_inspector.py``.
+
 ``test_each_check_fails_on_a_broken_widget`` serves the site with one small fault in
 the script or the stylesheet (through Playwright's routing) and expects the check
 written for it to fail.
@@ -22,7 +26,7 @@ import math
 import numpy as np
 import pytest
 from browser_support import DOCS, browser_missing
-from test_interactive import PAGES, _open
+from test_interactive import FIGURES, _open
 
 import pe_explained as pe
 from pe_book import TABLES, VALUES, load_all
@@ -132,7 +136,7 @@ def check_fits_a_phone(opener, name, scheme="light"):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("name", sorted(PAGES))
+@pytest.mark.parametrize("name", sorted(FIGURES))
 def test_a_widget_fits_the_visible_height_of_a_phone_plots_first(opener, name, scheme):
     check_fits_a_phone(opener, name, scheme)
 
@@ -189,7 +193,7 @@ def check_every_control_changes_the_picture(opener, name, viewport=PHONE, scheme
 
 
 @pytest.mark.parametrize(("viewport", "scheme"), [(PHONE, "light"), (WIDE, "dark")])
-@pytest.mark.parametrize("name", sorted(PAGES))
+@pytest.mark.parametrize("name", sorted(FIGURES))
 def test_every_control_changes_the_picture(opener, name, viewport, scheme):
     check_every_control_changes_the_picture(opener, name, viewport, scheme)
 
@@ -211,7 +215,7 @@ def check_no_white_slider_track(opener, name, viewport=PHONE):
 
 
 @pytest.mark.parametrize("viewport", [PHONE, WIDE])
-@pytest.mark.parametrize("name", sorted(PAGES))
+@pytest.mark.parametrize("name", sorted(FIGURES))
 def test_no_slider_track_is_a_white_bar_on_the_dark_palette(opener, name, viewport):
     check_no_white_slider_track(opener, name, viewport)
 
@@ -253,7 +257,7 @@ def check_focus_ring(opener, name, scheme="light"):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("name", sorted(PAGES))
+@pytest.mark.parametrize("name", sorted(FIGURES))
 def test_keyboard_focus_draws_a_visible_ring(opener, name, scheme):
     check_focus_ring(opener, name, scheme)
 
@@ -546,7 +550,7 @@ def test_each_format_keeps_its_colour_of_the_chapters_figures(opener, scheme):
     check_format_colours(opener, scheme)
 
 
-@pytest.mark.parametrize("name", sorted(PAGES))
+@pytest.mark.parametrize("name", sorted(FIGURES))
 def test_titles_and_readouts_have_curly_apostrophes(opener, name):
     page, root = opener.open(name, WIDE)
     text = root.evaluate("(r) => r.textContent")

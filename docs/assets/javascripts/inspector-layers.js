@@ -1,0 +1,565 @@
+/* The config inspector, part 2: the RoPE of every layer type (hf_config.py), where
+ * every layer gets its positions from (layer_positions.py) and the models without
+ * rotary embeddings (hf_nonrotary.py).
+ * One of the parts of the config inspector (docs/appendix/inspector.md), loaded in order
+ * before inspector.js: together they compute the report of `python -m pe_explained
+ * inspect --json` (pe_explained.model_report.inspect_config) as window.peInspector.inspect;
+ * tests/test_inspector.py compares the two. Classic script, nothing fetched.
+ */
+(function () {
+  "use strict";
+
+  const {
+    isReal, isMap, num, has, get, pop, truthy, range, set, typeName, repr, fail, checkInt,
+    checkFloat, checkBase, checkBool, checkMapping, key, ropeFrequencies, frequencies,
+    scalingDict, standardise, legacyKey,
+  } = window.peInspector;
+
+  // --- hf_config.py: the RoPE of every layer type
+
+  const ROPE_KEYS = ["rope_parameters", "rope_scaling", "rope_theta", "rope_local_base_freq",
+    "rotary_emb_base"];
+  const GEMMA3 = set("gemma3 gemma3_text gemma3n gemma3n_text");
+  const NEEDS_CONTEXT = ["llama3", "yarn", "longrope"];
+  const EXTRA_KEYS = ["interleaved", "llama_4_scaling_beta", "max_position_embeddings",
+    "mrope_interleaved", "mrope_section"];
+  const INTERLEAVED = set("codegen cohere cohere2 cohere2_moe deepseek_v3 ernie4_5 " +
+    "ernie4_5_moe glm glm4 gptj deepseek_v2 deepseek_v32 deepseek_v4 helium kimi_k2 llama4 " +
+    "llama4_text");
+  const HALVES = set("apertus exaone4 falcon falcon_h1 gemma gemma2 gemma3 gemma3_text gemma3n " +
+    "gemma3n_text gemma4 gemma4_text glm4_moe gpt_neox gpt_oss granite granitemoe " +
+    "granitemoehybrid hunyuan hunyuan_v1_dense hunyuan_v1_moe llama minimax_m2 ministral " +
+    "ministral3 mistral mistral3 mixtral olmo olmo2 olmo3 phi phi3 qwen2 qwen2_5_vl " +
+    "qwen2_5_vl_text qwen2_moe qwen2_vl qwen2_vl_text qwen3 qwen3_5 qwen3_5_moe " +
+    "qwen3_5_moe_text qwen3_5_text qwen3_moe qwen3_next qwen3_vl qwen3_vl_moe qwen3_vl_text " +
+    "seed_oss smollm3 stablelm starcoder2");
+  const NO_ROPE_LIST = set("llama4 llama4_text smollm3");
+  const LLAMA4 = set("llama4 llama4_text");
+  const PATTERN_DEFAULT = { gemma3: 6, gemma3_text: 6, gemma3n: 5, gemma3n_text: 5,
+    cohere2: 4, olmo3: 4, gpt_oss: 2 };
+  const optionalInt = (cfg, k, path) => (get(cfg, k) === null ? null
+    : checkInt(key(path, k), cfg[k], 1));
+  const statesRope = (cfg) => ROPE_KEYS.some((k) => has(cfg, k));
+
+  function headDimOf(cfg, path) {
+    let value;
+    let name;
+    const k = ["qk_rope_head_dim", "head_dim"].find((x) => get(cfg, x) !== null);
+    if (k) {
+      value = checkInt(key(path, k), cfg[k], 1);
+      name = key(path, k);
+    } else {
+      if (get(cfg, "hidden_size") === null || get(cfg, "num_attention_heads") === null) {
+        fail(`${path} must give 'head_dim', or 'hidden_size' and 'num_attention_heads' ` +
+          "(head_dim = hidden_size // num_attention_heads)");
+      }
+      const hidden = checkInt(key(path, "hidden_size"), cfg.hidden_size, 1);
+      const heads = checkInt(key(path, "num_attention_heads"), cfg.num_attention_heads, 1);
+      value = Math.floor(hidden / heads);
+      name = `${key(path, "hidden_size")} // ${key(path, "num_attention_heads")}`;
+    }
+    if (value % 2) fail(`${name} (head_dim) must be even for RoPE, got ${value}`);
+    return value;
+  }
+
+  // _text_part: the language model's part of the config, standardised, and its name
+  function textPart(config) {
+    const text = get(config, "text_config");
+    if (!statesRope(config) && isMap(text)) {
+      return [standardise(text, "config['text_config']")[0], "config['text_config']"];
+    }
+    return [standardise(config, "config")[0], "config"];
+  }
+
+  function layerTypes(cfg, path) {
+    const value = get(cfg, "layer_types");
+    if (value === null) return null;
+    if (!Array.isArray(value)) {
+      fail(`${key(path, "layer_types")} must be a list of strings, got ${repr(value)}`,
+        "TypeError");
+    }
+    value.forEach((item) => typeof item === "string" || fail(`${key(path, "layer_types")} ` +
+      `must hold strings, got ${repr(item)}`, "TypeError"));
+    return value.slice();
+  }
+
+  function headDimOverrides(cfg, path, types) {
+    const out = {};
+    if (get(cfg, "global_head_dim") !== null) {
+      out.full_attention = checkInt(key(path, "global_head_dim"), cfg.global_head_dim, 2);
+    }
+    const perLayer = get(cfg, "per_layer_config");
+    if (isMap(perLayer) && types) {
+      Object.entries(perLayer).forEach(([index, overrides]) => {
+        if (!isMap(overrides) || get(overrides, "head_dim") === null) return;
+        const name = `${key(path, "per_layer_config")}[${repr(index)}]['head_dim']`;
+        if (!/^\d+$/.test(index)) {
+          fail(`${key(path, "per_layer_config")} keys must be layer indices, got ${repr(index)}`);
+        }
+        const at = +index;
+        if (at >= types.length) fail(`${name}: layer ${at} is beyond config['layer_types']`);
+        const kind = types[at];
+        const value = checkInt(name, overrides.head_dim, 2);
+        if (!has(out, kind)) out[kind] = value;
+        if (out[kind] !== value) fail(`${name} = ${value} differs from other ${repr(kind)} layers'`);
+      });
+    }
+    return out;
+  }
+
+  // _entries: [layer type, its RoPE dict, the dict's name, what it inherits] per type
+  function entries(cfg, path) {
+    let rope;
+    let where;
+    if (truthy(get(cfg, "rope_scaling"))) [rope, where] = [cfg.rope_scaling, key(path, "rope_scaling")];
+    else [rope, where] = [truthy(get(cfg, "rope_parameters")) ? cfg.rope_parameters : {},
+      key(path, "rope_parameters")];
+    if (!isMap(rope)) fail(`${where} must be a dict, got ${typeName(rope)}`, "TypeError");
+    const types = layerTypes(cfg, path);
+    const top = {};
+    [["rope_theta", "rotary_emb_base"], ["partial_rotary_factor", "rotary_pct"]]
+      .forEach(([k, alias]) => [k, alias].forEach((name) => {
+        if (get(cfg, name) !== null && !has(top, k)) top[k] = [cfg[name], key(path, name)];
+      }));
+    let nested = Object.keys(rope).filter((k) => (types || []).includes(k));
+    if (!nested.length && types === null && truthy(rope) &&
+      Object.values(rope).every((v) => isMap(v) || v === null)) nested = Object.keys(rope);
+    if (nested.length) {
+      const heads = headDimOverrides(cfg, path, types);
+      return nested.map((k) => [k, rope[k], `${where}[${repr(k)}]`,
+        { ...top, head_dim: get(heads, k) }]);
+    }
+    if (has(cfg, "rope_local_base_freq") || GEMMA3.has(cfg.model_type)) {
+      const local = get(cfg, "rope_local_base_freq", 1e4);
+      const byType = {
+        full_attention: [truthy(rope) ? rope : { rope_type: "default" }, where,
+          { rope_theta: get(top, "rope_theta", [1e6, null]) }],
+        sliding_attention: [{ rope_type: "default" }, key(path, "rope_local_base_freq"),
+          { rope_theta: [local, key(path, "rope_local_base_freq")] }],
+      };
+      return Object.keys(byType).filter((t) => types === null || types.includes(t))
+        .map((t) => [t, ...byType[t]]);
+    }
+    if (!truthy(rope) && !has(top, "rope_theta")) {
+      fail(`${path} has no RoPE settings: none of 'rope_parameters', 'rope_scaling', ` +
+        "'rope_theta', 'rotary_emb_base' (a model without rotary embeddings?)");
+    }
+    return [["default", truthy(rope) ? rope : { rope_type: "default" }, where,
+      { ...top, flat: true }]];
+  }
+
+  function layout(cfg, path) {
+    if (cfg.model_type === "deepseek_v32") return "interleaved";
+    if (get(cfg, "rope_interleave") !== null) {
+      if (typeof cfg.rope_interleave !== "boolean") {
+        fail(`${key(path, "rope_interleave")} must be true or false`, "TypeError");
+      }
+      return cfg.rope_interleave ? "interleaved" : "halves";
+    }
+    return INTERLEAVED.has(cfg.model_type) ? "interleaved" : "halves";
+  }
+
+  // _settings: one layer type's RoPE, every value checked under its config name
+  function settingsOf(layerType, entry, where, inherited, cfg, path) {
+    if (!isMap(entry)) fail(`${where} must be a dict or null, got ${typeName(entry)}`, "TypeError");
+    const params = { ...entry };
+    const extra = {};
+    EXTRA_KEYS.forEach((k) => { if (has(params, k)) extra[k] = pop(params, k); });
+    if (get(params, "rope_type", get(params, "type")) === "mrope") {
+      delete params.type;
+      params.rope_type = "default";
+    }
+    const legacy = pop(params, "type", "default");
+    if (!has(params, "rope_type")) params.rope_type = legacy;
+    let type = params.rope_type;
+    let theta = pop(params, "rope_theta");
+    let thetaName = `${where}['rope_theta']`;
+    if (theta === null) [theta, thetaName] = get(inherited, "rope_theta", [1e4, null]);
+    theta = checkBase(thetaName || "rope_theta", theta);
+    let share = pop(params, "partial_rotary_factor");
+    let shareName = `${where}['partial_rotary_factor']`;
+    if (share === null) {
+      [share, shareName] = get(inherited, "partial_rotary_factor", [1, "partial_rotary_factor"]);
+    }
+    share = checkFloat(shareName, share, { gt: 0, le: 1 });
+    const headDim = get(inherited, "head_dim") || headDimOf(cfg, path);
+    const maxPos = optionalInt(cfg, "max_position_embeddings", path);
+    let context = pop(params, "original_max_position_embeddings");
+    if (type === "dynamic") {
+      if (maxPos === null) fail(`${key(path, "max_position_embeddings")} is needed by rope_type 'dynamic'`);
+      context = maxPos;
+    } else if (NEEDS_CONTEXT.includes(type)) {
+      if (inherited.flat && get(cfg, "original_max_position_embeddings") !== null) {
+        context = cfg.original_max_position_embeddings;
+      }
+      if (context === null) context = maxPos;
+      if (context === null) {
+        fail(`${where} for rope_type ${repr(type)} needs 'original_max_position_embeddings' ` +
+          `(or ${key(path, "max_position_embeddings")})`);
+      }
+      context = checkInt(`${where}['original_max_position_embeddings']`, context, 1);
+    } else context = null;
+    if (context !== null) params.original_max_position_embeddings = context;
+    if ((type === "yarn" || type === "longrope") && get(params, "factor") === null) {
+      if (type === "yarn" || get(params, "attention_factor") === null) {
+        if (maxPos === null) {
+          fail(`${where}['factor'] is null: rope_type ${repr(type)} derives it as ` +
+            `${key(path, "max_position_embeddings")} / original_max_position_embeddings, ` +
+            "which the config does not give");
+        }
+        params.factor = maxPos / context;
+      } else delete params.factor;
+    }
+    let lib;
+    [type, lib] = scalingDict(params, where);
+    const [inv] = frequencies(headDim, theta, type, { ...lib }, null, share, shareName, where);
+    return {
+      layer_type: layerType, rope_type: type, rope_theta: theta, head_dim: headDim,
+      rotary_dim: 2 * inv.length, partial_rotary_factor: share,
+      scaling: type === "default" ? null : { rope_type: type, ...lib },
+      max_position_embeddings: maxPos, original_max_position_embeddings: context,
+      layout: layout(cfg, path), extra,
+    };
+  }
+  const settingsFrequencies = (s, seqLen) => ropeFrequencies(s.head_dim, s.rope_theta,
+    s.scaling, seqLen, s.partial_rotary_factor);
+
+  function ropeSettings(config) {
+    checkMapping(config);
+    const [cfg, path] = textPart(config);
+    const out = {};
+    entries(cfg, path).forEach(([type, entry, where, inherited]) => {
+      out[type] = entry === null ? null : settingsOf(type, entry, where, inherited, cfg, path);
+    });
+    return out;
+  }
+
+  function layerCount(cfg, path) {
+    if (get(cfg, "num_hidden_layers") === null) {
+      fail(`${key(path, "num_hidden_layers")} is needed to lay out the layers`);
+    }
+    return checkInt(key(path, "num_hidden_layers"), cfg.num_hidden_layers, 1);
+  }
+
+  function layerTypeList(cfg, path, count) {
+    const types = layerTypes(cfg, path);
+    if (types === null) {
+      let pattern = get(cfg, "sliding_window_pattern", get(PATTERN_DEFAULT, cfg.model_type));
+      if (pattern === null) return null;
+      pattern = checkInt(key(path, "sliding_window_pattern"), pattern, 1);
+      return range(count).map((i) => ((i + 1) % pattern ? "sliding_attention" : "full_attention"));
+    }
+    if (types.length < count) {
+      fail(`${key(path, "layer_types")} has ${types.length} entries, fewer than ` +
+        `${key(path, "num_hidden_layers")} = ${count}`);
+    }
+    return types.slice(0, count);
+  }
+
+  function rotatingLayers(cfg, path, count) {
+    const flags = get(cfg, "no_rope_layers");
+    if (!truthy(flags) && (NO_ROPE_LIST.has(cfg.model_type) || has(cfg, "no_rope_layer_interval"))) {
+      const interval = checkInt(key(path, "no_rope_layer_interval"),
+        get(cfg, "no_rope_layer_interval", 4), 1);
+      return range(count).map((i) => (i + 1) % interval !== 0);
+    }
+    if (flags === null) return null;
+    const name = key(path, "no_rope_layers");
+    if (!Array.isArray(flags)) {
+      fail(`${name} must be a list of 0s and 1s, got ${repr(flags)}`, "TypeError");
+    }
+    if (flags.length < count) {
+      fail(`${name} has ${flags.length} entries, fewer than num_hidden_layers = ${count}`);
+    }
+    return flags.slice(0, count).map((flag) => {
+      if (!isReal(flag) || (num(flag) !== 0 && num(flag) !== 1)) {
+        fail(`${name} must hold 0 (NoPE layer) or 1 (RoPE layer), got ${repr(flag)}`);
+      }
+      return num(flag) === 1;
+    });
+  }
+
+  // --- layer_positions.py: where every layer gets its positions from
+
+  const RENAMED = { mamba: "linear_attention", attention: "full_attention",
+    deepseek_sparse_attention: "indexed_attention", qwen_sparse_attention: "indexed_attention" };
+  const LAYER_TYPES = set("full_attention sliding_attention chunked_attention indexed_attention " +
+    "compressed_sparse_attention heavily_compressed_attention hybrid linear_attention");
+  const MIXERS = { qwen3_next: "Gated DeltaNet", qwen3_5: "Gated DeltaNet",
+    qwen3_5_text: "Gated DeltaNet", qwen3_5_moe: "Gated DeltaNet",
+    qwen3_5_moe_text: "Gated DeltaNet", kimi_linear: "Kimi Delta Attention",
+    granitemoehybrid: "Mamba-2" };
+  const INTERVAL_TYPES = set("qwen3_next qwen3_5 qwen3_5_text qwen3_5_moe qwen3_5_moe_text");
+  const V4 = { 0: "sliding_attention", 4: "compressed_sparse_attention",
+    128: "heavily_compressed_attention" };
+  const WINDOWED = set("sliding_attention compressed_sparse_attention " +
+    "heavily_compressed_attention default");
+  const SOURCES = ["rotary", "nope", "recurrence", "absolute", "bias"];
+
+  function layerTypeNames(cfg, path, count) {
+    const type = cfg.model_type;
+    const given = get(cfg, "layer_types", get(cfg, "layers_block_type"));
+    if (type === "falcon_h1") return range(count).map(() => "hybrid");
+    if (type === "kimi_linear" && given === null) return kimiTypes(cfg, path, count);
+    if (type === "deepseek_v4" && given === null) return v4Types(cfg, path, count);
+    if (given === null && INTERVAL_TYPES.has(type)) {
+      const interval = checkInt(key(path, "full_attention_interval"),
+        get(cfg, "full_attention_interval", 4), 1);
+      return range(count).map((i) => ((i + 1) % interval ? "linear_attention" : "full_attention"));
+    }
+    if (given === null && type === "granitemoehybrid") return range(count).map(() => "linear_attention");
+    if (given !== null && get(cfg, "layer_types") === null) cfg = { ...cfg, layer_types: given };
+    const types = layerTypeList(cfg, path, count);
+    if (types === null && LLAMA4.has(type)) {
+      return rotatingLayers(cfg, path, count).map((r) => (r ? "chunked_attention" : "full_attention"));
+    }
+    if (types === null) return range(count).map(() => "default");
+    const names = types.map((t) => get(RENAMED, t, t));
+    names.forEach((name, i) => {
+      if (!LAYER_TYPES.has(name)) {
+        const known = [...LAYER_TYPES].sort().map(repr).join(", ");
+        fail(`${key(path, "layer_types")}[${i}] = ${repr(types[i])} is not a layer type this ` +
+          `library reads (it reads ${known}, and the legacy 'mamba' and 'attention')`);
+      }
+    });
+    return names;
+  }
+
+  function kimiTypes(cfg, path, count) {
+    const linear = get(cfg, "linear_attn_config");
+    if (isMap(linear) && has(linear, "full_attn_layers") && has(linear, "kda_layers")) {
+      const types = range(count).map(() => null);
+      [["full_attn_layers", "full_attention"], ["kda_layers", "linear_attention"]]
+        .forEach(([k, kind]) => {
+          const name = `${key(path, "linear_attn_config")}[${repr(k)}]`;
+          const layers = linear[k];
+          if (!Array.isArray(layers)) {
+            fail(`${name} must be a list of layer numbers from 1, got ${repr(layers)}`, "TypeError");
+          }
+          layers.forEach((n) => {
+            checkInt(name, n, 1);
+            if (n > count) fail(`${name} names layer ${n}, beyond num_hidden_layers = ${count}`);
+            types[n - 1] = kind;
+          });
+        });
+      const missing = range(count).filter((i) => types[i] === null);
+      if (missing.length) {
+        fail(`${key(path, "linear_attn_config")} assigns no kind to layer(s) ` +
+          `${missing.map((i) => i + 1).join(", ")} (numbered from 1)`);
+      }
+      return types;
+    }
+    return range(count).map((i) => (i && i % 4 === 0 ? "full_attention" : "linear_attention"));
+  }
+
+  function v4Types(cfg, path, count) {
+    const ratios = get(cfg, "compress_ratios");
+    if (ratios === null) {
+      const heavy = "heavily_compressed_attention";
+      return range(count).map((i) => (i < 2 || i % 2 === 0 ? heavy : "compressed_sparse_attention"));
+    }
+    const name = key(path, "compress_ratios");
+    if (!Array.isArray(ratios) || ratios.length < count) {
+      fail(`${name} must list one ratio (0, 4 or 128) per layer, got ${repr(ratios)}`);
+    }
+    return ratios.slice(0, count).map((r) => {
+      if (!isReal(r) || !has(V4, num(r))) fail(`${name} must hold 0, 4 or 128, got ${repr(r)}`);
+      return V4[num(r)];
+    });
+  }
+
+  function attentionRotates(cfg, kind) {
+    const type = cfg.model_type;
+    if (type === "kimi_linear") return false;
+    if (type === "granitemoehybrid") return get(cfg, "position_embedding_type") === "rope";
+    if (type === "exaone4") return get(cfg, "sliding_window") === null || kind === "sliding_attention";
+    if (type === "cohere2") return kind === "sliding_attention";
+    if (type === "hunyuan") return truthy(get(cfg, "use_rotary_pos_emb", true));
+    return true;
+  }
+
+  function ropeKey(settings, kind, type, path, index) {
+    let k = kind;
+    if (type === "deepseek_v4") k = kind === "sliding_attention" ? "main" : "compress";
+    else if (has(settings, "default")) k = "default";
+    if (!has(settings, k)) {
+      fail(`${key(path, "layer_types")}[${index}] = ${repr(kind)} has no RoPE settings ` +
+        `(the config gives ${Object.keys(settings).map(repr).join(", ")})`);
+    }
+    return settings[k] === null ? null : k;
+  }
+
+  const position = (index, layerType, source, rope, mixer, window = null, chunk = null) =>
+    ({ index, layer_type: layerType, source, rope, mixer, window, chunk });
+
+  function layerPositions(config) {
+    checkMapping(config);
+    const scheme = statesRope(config) ? null : nonrotary(config);
+    if (scheme) {
+      const source = scheme.where === "input" ? "absolute" : "bias";
+      return range(scheme.num_layers).map((i) => position(i, "default", source, null, "attention"));
+    }
+    const [cfg, path] = textPart(config);
+    const early = statesRope(cfg) ? ropeSettings(config) : null;
+    const count = layerCount(cfg, path);
+    const kinds = layerTypeNames(cfg, path, count);
+    const type = cfg.model_type;
+    const flags = rotatingLayers(cfg, path, count);
+    const rotates = kinds.map((kind, i) => kind !== "linear_attention" &&
+      attentionRotates(cfg, kind) && (flags === null || flags[i]));
+    const settings = rotates.some(Boolean) ? early || ropeSettings(config) : {};
+    const mla = get(cfg, "qk_rope_head_dim") !== null && get(cfg, "kv_lora_rank") !== null;
+    const window = get(cfg, "use_sliding_window") === false ? null : get(cfg, "sliding_window");
+    const chunk = get(cfg, "attention_chunk_size", LLAMA4.has(type) ? 8192 : null);
+    return kinds.map((kind, index) => {
+      if (kind === "linear_attention") {
+        return position(index, kind, "recurrence", null, get(MIXERS, type, "linear attention"));
+      }
+      let rotate = rotates[index];
+      let rope = null;
+      if (rotate) {
+        rope = ropeKey(settings, kind, type, path, index);
+        if (rope === null) rotate = false;
+      }
+      const mixer = mla ? "MLA" : kind === "hybrid" ? "attention + Mamba-2" : "attention";
+      return position(index, kind, rotate ? "rotary" : "nope", rope, mixer,
+        WINDOWED.has(kind) ? window : null, kind === "chunked_attention" ? chunk : null);
+    });
+  }
+
+  function temperature(config) {
+    const [cfg, path] = textPart(config);
+    if (LLAMA4.has(cfg.model_type)) {
+      const values = { attn_temperature_tuning: true, attn_scale: 0.1, floor_scale: 8192 };
+      Object.keys(values).forEach((k) => { values[k] = get(cfg, k, values[k]); });
+      let tuning = values.attn_temperature_tuning;
+      if (tuning === null) tuning = true;
+      const name = key(path, "attn_temperature_tuning");
+      if (typeof tuning === "number" && Number.isInteger(tuning)) tuning = checkInt(name, tuning, 0) !== 0;
+      if (!checkBool(name, tuning)) return null;
+      return {
+        beta: checkFloat(key(path, "attn_scale"), values.attn_scale, { ge: 0 }),
+        floor_scale: checkInt(key(path, "floor_scale"), values.floor_scale, 1),
+        offset: 1,
+        layers: layerPositions(config).filter((p) => p.source === "nope").map((p) => p.index),
+        read_from: `${path}['attn_temperature_tuning'], ['attn_scale'], ['floor_scale']`,
+      };
+    }
+    const rope = truthy(get(cfg, "rope_scaling")) ? cfg.rope_scaling : get(cfg, "rope_parameters");
+    if (isMap(rope) && get(rope, "llama_4_scaling_beta") !== null) {
+      const where = key(path, truthy(get(cfg, "rope_scaling")) ? "rope_scaling" : "rope_parameters");
+      if (get(rope, "original_max_position_embeddings") === null) {
+        fail(`${where}['llama_4_scaling_beta'] needs ${where}['original_max_position_embeddings']`);
+      }
+      return {
+        beta: checkFloat(`${where}['llama_4_scaling_beta']`, rope.llama_4_scaling_beta, { ge: 0 }),
+        floor_scale: checkInt(`${where}['original_max_position_embeddings']`,
+          rope.original_max_position_embeddings, 1),
+        offset: 0,
+        layers: range(layerCount(cfg, path)),
+        read_from: `${where}['llama_4_scaling_beta'], ['original_max_position_embeddings']`,
+      };
+    }
+    return null;
+  }
+
+  // --- hf_nonrotary.py: learned tables, ALiBi, T5's bias (the layer strip; numbers in part)
+
+  const LEARNED = { gpt2: ["n_positions", 0, true], gpt_bigcode: ["n_positions", 0, true],
+    gpt_neo: ["max_position_embeddings", 0, true], bert: ["max_position_embeddings", 0, true],
+    opt: ["max_position_embeddings", 2, false], roberta: ["max_position_embeddings", "pad", true],
+    "xlm-roberta": ["max_position_embeddings", "pad", true] };
+  const ARCHITECTURES = { GPT2LMHeadModel: "gpt2", GPTNeoForCausalLM: "gpt_neo",
+    BertForMaskedLM: "bert", BertModel: "bert", OPTForCausalLM: "opt",
+    RobertaForMaskedLM: "roberta", BloomForCausalLM: "bloom", MPTForCausalLM: "mpt",
+    T5ForConditionalGeneration: "t5" };
+  const FALCON = set("falcon RefinedWebModel RefinedWeb");
+  const DEFAULTS = { pad_token_id: 1, relative_attention_num_buckets: 32,
+    relative_attention_max_distance: 128 };
+
+  function nonrotary(config) {
+    let type = get(config, "model_type");
+    const read = [];
+    const take = (k, minimum = 1) => {
+      if (!has(config, k) && !has(DEFAULTS, k)) fail(`config[${repr(k)}] is needed to read this model's positions`);
+      read.push(k);
+      return checkInt(`config[${repr(k)}]`, get(config, k, get(DEFAULTS, k)), minimum);
+    };
+    const count = (standard) => {
+      const k = legacyKey(type, standard);
+      return take(has(config, k) ? k : standard);
+    };
+    if (type === null) {
+      const classes = get(config, "architectures");
+      if (Array.isArray(classes) && classes.length && typeof classes[0] === "string") {
+        type = get(ARCHITECTURES, classes[0]);
+      }
+    }
+    const base = { positions: null, offset: 0, slopes: null, num_buckets: null,
+      max_distance: null, note: null, family: type };
+    if (has(LEARNED, type)) {
+      const [k, rows, within] = LEARNED[type];
+      const size = take(k);
+      const offset = rows === "pad" ? take("pad_token_id", 0) + 1 : rows;
+      if (within && size <= offset) {
+        fail(`config[${repr(k)}] = ${size} leaves no position after the ${offset} unused rows`);
+      }
+      const layers = count("num_hidden_layers");
+      const heads = count("num_attention_heads");
+      return { ...base, kind: "learned", where: "input", num_layers: layers, num_heads: heads,
+        positions: within ? size - offset : size, offset, read_from: read };
+    }
+    let alibi = type === "bloom" || type === "mpt";
+    if (FALCON.has(type)) alibi = checkBool("config['alibi']", get(config, "alibi", false));
+    if (alibi) {
+      const layers = count("num_hidden_layers");
+      const heads = count("num_attention_heads");
+      let slopes = window.peInteractive.math.alibiSlopes(heads);
+      let length = null;
+      if (type === "mpt") {
+        const attn = truthy(get(config, "attn_config")) ? config.attn_config : {};
+        if (!isMap(attn)) fail(`config['attn_config'] must be a mapping, got ${repr(attn)}`, "TypeError");
+        const most = checkInt("config['attn_config']['alibi_bias_max']",
+          get(attn, "alibi_bias_max", 8), 1);
+        slopes = slopes.map((m) => Math.pow(m, most / 8));
+        if (has(config, "max_seq_len")) length = take("max_seq_len");
+      }
+      let note = null;
+      if (FALCON.has(type)) {
+        slopes = slopes.map(bfloat16);
+        note = "Falcon casts its slopes to bfloat16 before use (build_alibi_tensor)";
+      }
+      return { ...base, kind: "alibi", where: "scores", num_layers: layers,
+        num_heads: slopes.length, positions: length, slopes, read_from: read, note };
+    }
+    if (type === "t5" || type === "mt5") {
+      const encoder = take("num_layers");
+      const decoder = get(config, "num_decoder_layers") !== null ? take("num_decoder_layers") : encoder;
+      const heads = take("num_heads");
+      const buckets = take("relative_attention_num_buckets", 2);
+      const distance = take("relative_attention_max_distance");
+      // t5_relative_bucket's checks, for the encoder (both directions) and the decoder
+      [[Math.floor(buckets / 2), 4], [buckets, 2]].forEach(([perDirection, least]) => {
+        checkInt("num_buckets", buckets, least);
+        const exact = Math.floor(perDirection / 2);
+        if (distance <= exact) fail(`max_distance must be > ${exact} (the exact buckets), got ${distance}`);
+      });
+      return { ...base, kind: "t5_bias", where: "scores", num_layers: encoder + decoder,
+        num_heads: heads, num_buckets: buckets, max_distance: distance, read_from: read };
+    }
+    return null;
+  }
+
+  // a float rounded to bfloat16 (8 significant bits, ties to even), as hf_nonrotary._bfloat16
+  function bfloat16(v) {
+    const f = new Float32Array([v]);
+    const bits = new Uint32Array(f.buffer);
+    bits[0] = (bits[0] + 0x7fff + ((bits[0] >>> 16) & 1)) & 0xffff0000;
+    return f[0];
+  }
+
+  Object.assign(window.peInspector, {
+    ROPE_KEYS, INTERLEAVED, HALVES, LLAMA4, SOURCES, statesRope, textPart, ropeSettings,
+    settingsFrequencies, layerCount, layerPositions, temperature, nonrotary,
+  });
+})();

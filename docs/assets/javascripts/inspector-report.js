@@ -1,0 +1,278 @@
+/* The config inspector, part 3: the report (model_report.py), as
+ * window.peInspector.inspect(config, seqLen).
+ * One of the parts of the config inspector (docs/appendix/inspector.md), loaded in order
+ * before inspector.js: together they compute the report of `python -m pe_explained
+ * inspect --json` (pe_explained.model_report.inspect_config) as window.peInspector.inspect;
+ * tests/test_inspector.py compares the two. Classic script, nothing fetched.
+ */
+(function () {
+  "use strict";
+
+  const {
+    isMap, num, has, get, truthy, range, repr, g, fail, checkInt, checkFloat, checkMapping,
+    key, mscale, ropeFrequencies, frequencies, standardise, INTERLEAVED, HALVES, SOURCES,
+    statesRope, textPart, ropeSettings, settingsFrequencies, layerPositions, temperature,
+    nonrotary,
+  } = window.peInspector;
+
+  // --- model_report.py: the report
+
+  const FACTOR_TYPES = ["linear", "dynamic", "yarn", "llama3", "longrope"];
+  const NOT_MODELLED = {
+    dual_chunk_attention_config: "Dual Chunk Attention (Qwen2.5-1M) remaps positions inside " +
+      "and across chunks at inference in the runtimes that read it (vLLM; transformers 5.23 " +
+      "ignores it): the frequencies above are unchanged, the distances a query sees are not",
+    use_fope: "FoPE replaces RoPE's frequencies with learned Fourier series",
+    xdrope_section: "XD-RoPE splits the rotated pairs into sections of other positions",
+    position_embedding_xdrope: "XD-RoPE (Hunyuan's remote code) splits the rotated pairs into " +
+      "sections of other positions",
+  };
+  const STRIP = { nope: "n", recurrence: "~", absolute: "a", bias: "b" };
+  const NONROTARY_LEGEND = {
+    learned: "attention; positions from a learned table added to the input",
+    alibi: "attention with ALiBi's linear bias on its scores",
+    t5_bias: "attention with T5's bucketed relative bias on its scores",
+  };
+
+  function summary(inv, attention, plain, original, context, window) {
+    if (plain.length !== inv.length) fail("zip() arguments differ in length");
+    const turning = inv.map((w) => w > 0);
+    const wavelengths = inv.map((w) => (w > 0 ? (2 * Math.PI) / w : Infinity));
+    const finite = wavelengths.filter((l, i) => turning[i]);
+    const out = {
+      inv_freq: inv, attention_factor: attention, pairs: inv.length,
+      zero_frequency_pairs: turning.filter((t) => !t).length,
+      wavelength_min: finite.length ? Math.min(...finite) : null,
+      wavelength_max: finite.length ? Math.max(...finite) : null,
+      stretch: inv.map((w, i) => (w > 0 ? plain[i] / w : null)),
+    };
+    const span = window === null ? null : Math.min(num(window), num(truthy(context) ? context : window));
+    [["original", original], ["context", context], ["window", span]].forEach(([name, length]) => {
+      out[`pairs_turning_within_${name}`] = length === null ? null
+        : wavelengths.filter((l) => l <= length).length;
+    });
+    return out;
+  }
+
+  function layerReport(s, layers, seqLen, window) {
+    const original = s.original_max_position_embeddings;
+    const context = s.max_position_embeddings;
+    const plain = ropeFrequencies(s.head_dim, s.rope_theta, null, null,
+      s.rope_type === "proportional" ? 1 : s.partial_rotary_factor)[0];
+    const block = {
+      layers, rope_type: s.rope_type, rope_theta: s.rope_theta, head_dim: s.head_dim,
+      rotary_dim: s.rotary_dim, partial_rotary_factor: s.partial_rotary_factor, layout: s.layout,
+      original_max_position_embeddings: original, max_position_embeddings: context,
+      scaling: s.scaling, sliding_window: window, ...s.extra,
+    };
+    const [inv, factor] = settingsFrequencies(s, seqLen);
+    Object.assign(block, summary(inv, factor, plain, original, context, window));
+    if (s.rope_type === "longrope") {
+      [["short", original], ["long", original + 1]].forEach(([name, length]) => {
+        const [w, a] = settingsFrequencies(s, length);
+        block[name] = summary(w, a, plain, original, context, window);
+      });
+    }
+    return block;
+  }
+
+  function warnings(s, seqLen) {
+    const out = [];
+    const [type, original, context] = [s.rope_type, s.original_max_position_embeddings,
+      s.max_position_embeddings];
+    const factor = get(s.scaling || {}, "factor");
+    if (FACTOR_TYPES.includes(type) && truthy(factor) && truthy(original) && truthy(context) &&
+      context !== original) {
+      const ratio = context / original;
+      if (Math.abs(num(factor) - ratio) > 1e-9 * Math.max(Math.abs(num(factor)), Math.abs(ratio))) {
+        out.push(`factor ${g(factor)} differs from max_position_embeddings / ` +
+          `original_max_position_embeddings = ${context} / ${original} = ${g(ratio)}; ` +
+          "the frequencies use the factor as given");
+      }
+    }
+    if (type === "dynamic") {
+      out.push("dynamic scaling recomputes the frequencies from the current length: keys " +
+        "already in a KV cache keep the rotation of the length they were cached at");
+    }
+    if (type === "yarn") {
+      out.push("YaRN here is static: the stretched frequencies and the attention factor apply " +
+        `at every length, also to inputs shorter than ${original} tokens`);
+    }
+    if (type === "longrope") {
+      out.push(`LongRoPE switches from the short to the long factors past ${original} tokens: ` +
+        "keys cached before the switch keep the short rotation");
+    }
+    if (seqLen !== null && context !== null && seqLen > context) {
+      out.push(`seq_len ${seqLen} is beyond max_position_embeddings = ${context}`);
+    }
+    return out;
+  }
+
+  function stripLetters(positions) {
+    const keys = [...new Set(positions.filter((p) => p.rope !== null).map((p) => p.rope))];
+    if (keys.length <= 1) return Object.fromEntries(keys.map((k) => [k, "R"]));
+    let letters = Object.fromEntries(keys.map((k) => [k, k[0].toUpperCase()]));
+    if (new Set(Object.values(letters)).size < keys.length) {
+      letters = Object.fromEntries(keys.map((k, i) => [k, String(i)]));
+    }
+    return letters;
+  }
+
+  function layerStrip(positions, kind = null) {
+    const letters = stripLetters(positions);
+    const strip = positions.map((p) => (p.rope ? letters[p.rope] : STRIP[p.source])).join("");
+    const legend = {};
+    Object.entries(letters).forEach(([k, letter]) => { legend[letter] = `rotary (${k})`; });
+    const mixers = [...new Set(positions.filter((p) => p.source === "recurrence")
+      .map((p) => p.mixer))].sort();
+    if (positions.some((p) => p.source === "nope")) legend.n = "attention without rotation (NoPE)";
+    if (mixers.length) legend["~"] = `no attention (${mixers.join(", ")}): order from the recurrence`;
+    ["absolute", "bias"].forEach((source) => {
+      if (kind !== null && positions.some((p) => p.source === source)) {
+        legend[STRIP[source]] = NONROTARY_LEGEND[kind];
+      }
+    });
+    const counts = Object.fromEntries(SOURCES.map((x) => [x, positions
+      .filter((p) => p.source === x).length]));
+    return { strip, legend, counts };
+  }
+
+  // what the config sets that changes positions and is not in the numbers (dual chunk
+  // attention's largest distance, which inspect adds, is left out here)
+  const notModelled = (cfg, path) => Object.entries(NOT_MODELLED)
+    .filter(([k]) => truthy(get(cfg, k))).map(([k, what]) => `${key(path, k)}: ${what}`);
+
+  function notes(config, cfg, path, positions) {
+    const raw = path.endsWith("['text_config']") ? config.text_config : config;
+    const out = standardise(raw, path)[1];
+    const type = get(cfg, "model_type");
+    let scaling = [get(cfg, "rope_scaling"), get(cfg, "rope_parameters")].find(truthy) || {};
+    if (isMap(scaling) && get(scaling, "rope_type", get(scaling, "type")) === "yarn" &&
+      get(scaling, "beta_fast") !== null && num(scaling.beta_fast) === num(get(scaling, "beta_slow"))) {
+      out.push(`beta_fast = beta_slow = ${g(scaling.beta_fast)}: YaRN's ramp has no width, so ` +
+        "every pair is either kept or divided by the factor, a step (Kimi K2's setting)");
+    }
+    if (type === "kimi_linear" && has(cfg, "mla_use_nope")) {
+      out.push(`${key(path, "mla_use_nope")} = ${repr(cfg.mla_use_nope)} is not read: Kimi ` +
+        "Linear's attention has no rotary code, so no layer rotates whatever it says");
+    }
+    if (type === "deepseek_v32") {
+      out.push("DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in " +
+        "halves, while MLA rotates interleaved pairs: the same tables, two pairings");
+    }
+    if (["deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"].includes(type)) {
+      out.push("MLA rotates the last qk_rope_head_dim dims of each query head and one key " +
+        "shared by all heads; the other dims carry no position");
+    }
+    if (truthy(get(cfg, "num_kv_shared_layers"))) {
+      out.push(`the last ${Math.trunc(num(cfg.num_kv_shared_layers))} layers rotate their ` +
+        "queries only and reuse keys (already rotated) from an earlier layer of their type " +
+        "(num_kv_shared_layers)");
+    }
+    const tuning = get(cfg, "attn_temperature_tuning");
+    if (typeof tuning === "number" && Number.isInteger(tuning)) {
+      out.push(`${key(path, "attn_temperature_tuning")} = ${tuning}: the modeling code tests ` +
+        "only its truth; transformers 5.23's config class accepts only true or false");
+    }
+    if (positions && positions.some((p) => p.source === "rotary") && !HALVES.has(type) &&
+      !INTERLEAVED.has(type) && get(cfg, "rope_interleave") === null) {
+      out.push(`model_type ${repr(type)} is not one whose code this library has read: its ` +
+        "pairing is assumed 'halves' (rotate_half, as most transformers models); check its " +
+        "apply_rotary_pos_emb");
+    }
+    return out;
+  }
+
+  function shape(config, path) {
+    const raw = path.endsWith("['text_config']") ? config.text_config : config;
+    return has(raw, "rope_parameters") && !truthy(get(raw, "rope_scaling")) ? "v5" : "v4";
+  }
+
+  function mlaScale(nope, rope, scaling) {
+    nope = checkInt("qk_nope_head_dim", nope, 0);
+    rope = checkInt("qk_rope_head_dim", rope, 2);
+    const scale = 1 / Math.sqrt(nope + rope);
+    if (scaling === null) return scale;
+    const type = get(scaling, "rope_type", get(scaling, "type", "default"));
+    if (type === "default" || !truthy(get(scaling, "mscale_all_dim"))) return scale;
+    if (get(scaling, "factor") === null) {
+      fail("scaling['factor'] is needed with scaling['mscale_all_dim']");
+    }
+    const factor = checkFloat("scaling['factor']", scaling.factor, { gt: 0 });
+    const all = checkFloat("scaling['mscale_all_dim']", scaling.mscale_all_dim);
+    return scale * mscale(factor, all) ** 2;
+  }
+
+  function nonrotaryReport(config, scheme) {
+    const positions = layerPositions(config);
+    const extra = [];
+    if (scheme.note !== null) extra.push(scheme.note);
+    if (scheme.family === "mpt" && truthy(get(config, "learned_pos_emb"))) {
+      extra.push("learned_pos_emb is true: MosaicML's own code (llm-foundry's modeling_mpt.py) " +
+        "then also adds a learned table of max_seq_len rows to the input; transformers' " +
+        "MptModel has no such table and reads ALiBi alone");
+    }
+    if (!has(config, "model_type")) {
+      extra.push(`config gives no model_type: read as ${repr(scheme.family)} by its architectures`);
+    }
+    const keys = "kind where num_heads positions offset slopes num_buckets max_distance read_from";
+    return {
+      model_type: scheme.family, config_shape: shape(config, "config"), read_from: "config",
+      num_hidden_layers: positions.length, layers: positions,
+      layer_strip: layerStrip(positions, scheme.kind), layer_types: {}, nope_layers: [],
+      recurrent_layers: [], notes: extra, not_modelled: notModelled(config, "config"),
+      warnings: [], temperature: null, mla: null,
+      positions: Object.fromEntries(keys.split(" ").map((k) => [k, scheme[k]])),
+    };
+  }
+
+  // inspect_config(config, seq_len=): the report, a plain object
+  function inspect(config, seqLen = null) {
+    if (seqLen !== null) checkInt("seq_len", seqLen, 1);
+    checkMapping(config);
+    const scheme = statesRope(config) ? null : nonrotary(config);
+    if (scheme) return nonrotaryReport(config, scheme);
+    const [cfg, path] = textPart(config);
+    const positions = get(cfg, "num_hidden_layers") !== null ? layerPositions(config) : null;
+    const rotates = positions === null || positions.some((p) => p.source === "rotary");
+    const settings = rotates ? ropeSettings(config) : {};
+    const plan = positions && positions.map((p) => p.rope);
+    const indices = (source) => positions && positions.filter((p) => p.source === source)
+      .map((p) => p.index);
+    const report = {
+      model_type: get(cfg, "model_type", get(config, "model_type")),
+      config_shape: shape(config, path), read_from: path,
+      num_hidden_layers: plan && plan.length, layers: positions,
+      layer_strip: positions && layerStrip(positions), layer_types: {},
+      nope_layers: indices("nope"), recurrent_layers: indices("recurrence"),
+      notes: notes(config, cfg, path, positions), not_modelled: notModelled(cfg, path),
+      warnings: [], positions: null,
+    };
+    Object.entries(settings).forEach(([type, entry]) => {
+      if (entry === null) return;
+      const layers = plan && range(plan.length).filter((i) => plan[i] === type);
+      if (layers && !layers.length) return;
+      const windows = new Set((positions || []).filter((p) => p.rope === type).map((p) => num(p.window)));
+      const window = windows.size === 1 ? [...windows][0] : null;
+      report.layer_types[type] = layerReport(entry, layers, seqLen, window);
+      report.warnings.push(...warnings(entry, seqLen).map((w) => `${type}: ${w}`));
+    });
+    report.temperature = plan ? temperature(config) : null;
+    report.mla = null;
+    if (get(cfg, "qk_rope_head_dim") !== null && get(cfg, "qk_nope_head_dim") !== null) {
+      const scaling = [get(cfg, "rope_scaling"), get(cfg, "rope_parameters")].find(truthy) || null;
+      report.mla = {
+        qk_nope_head_dim: cfg.qk_nope_head_dim, qk_rope_head_dim: cfg.qk_rope_head_dim,
+        softmax_scale: mlaScale(cfg.qk_nope_head_dim, cfg.qk_rope_head_dim,
+          isMap(scaling) ? scaling : null),
+        plain_softmax_scale: 1 / Math.sqrt(num(cfg.qk_nope_head_dim) + num(cfg.qk_rope_head_dim)),
+      };
+    }
+    // plain numbers from here on (the Floats of the file become JSON numbers)
+    return JSON.parse(JSON.stringify(report));
+  }
+
+  Object.assign(window.peInspector, {
+    inspect,
+  });
+})();

@@ -1,0 +1,484 @@
+/* The config inspector, part 1: Python's values and checks, RoPE's frequencies of
+ * every rope_type (rope.py) and what a family's configuration class does to a config
+ * first (hf_families.py).
+ * One of the parts of the config inspector (docs/appendix/inspector.md), loaded in order
+ * before inspector.js: together they compute the report of `python -m pe_explained
+ * inspect --json` (pe_explained.model_report.inspect_config) as window.peInspector.inspect;
+ * tests/test_inspector.py compares the two. Classic script, nothing fetched.
+ */
+(function () {
+  "use strict";
+
+  window.peInspector = window.peInspector || {};
+
+  // --- Python's values in JavaScript: a number written with a point or an exponent is a
+  // float (4096.0 is not an int), kept as a Float so that the checks can tell
+
+  function Float(v) { this.v = v; }
+  Float.prototype.valueOf = function () { return this.v; };
+  Float.prototype.toJSON = function () { return this.v; };
+  // JSON text to values, floats marked (Chromium gives the reviver the number's text)
+  function parse(text) {
+    return JSON.parse(text, (key, value, context) => (typeof value === "number" &&
+      Number.isInteger(value) && context && /[.eE]/.test(context.source) ? new Float(value) : value));
+  }
+  const isFloat = (v) => v instanceof Float;
+  const isReal = (v) => typeof v === "number" || isFloat(v);
+  const isMap = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && !isFloat(v);
+  const num = (v) => (isFloat(v) ? v.v : v);
+  const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+  // dict.get(key, default): a key present with null gives null
+  const get = (o, k, d = null) => (has(o, k) ? o[k] : d);
+  const pop = (o, k, d = null) => { const v = get(o, k, d); delete o[k]; return v; };
+  // Python's truth of a value: 0, "", [], {} and None are false
+  const truthy = (v) => (isMap(v) ? Object.keys(v).length > 0 : Array.isArray(v)
+    ? v.length > 0 : !!num(v));
+  const range = (n) => Array.from({ length: n }, (_, i) => i);
+  const set = (text) => new Set(text.split(" "));
+
+  function typeName(v) {
+    if (v === null) return "NoneType";
+    if (typeof v === "boolean") return "bool";
+    if (typeof v === "string") return "str";
+    if (isReal(v)) return isFloat(v) || !Number.isInteger(v) ? "float" : "int";
+    return Array.isArray(v) ? "list" : "dict";
+  }
+  // repr(): 'text', None, True, 4096.0 for a float
+  function repr(v) {
+    if (v === null || v === undefined) return "None";
+    if (typeof v === "boolean") return v ? "True" : "False";
+    if (typeof v === "string") return v.includes("'") && !v.includes('"') ? `"${v}"` : `'${v}'`;
+    if (isFloat(v)) return `${v.v}.0`;
+    if (typeof v === "number") return String(v);
+    if (Array.isArray(v)) return `[${v.map(repr).join(", ")}]`;
+    return `{${Object.entries(v).map(([k, x]) => `${repr(k)}: ${repr(x)}`).join(", ")}}`;
+  }
+  // format(v, "g"): 6 significant digits, exponent form below 1e-4 and from 1e6
+  function g(v, digits = 6) {
+    v = num(v);
+    if (!isFinite(v)) return isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf";
+    if (v === 0) return Object.is(v, -0) ? "-0" : "0";
+    const [mantissa, exponent] = v.toExponential(digits - 1).split("e");
+    const e = +exponent;
+    const strip = (t) => (t.includes(".") ? t.replace(/0+$/, "").replace(/\.$/, "") : t);
+    if (e >= -4 && e < digits) return strip(v.toFixed(digits - 1 - e));
+    return `${strip(mantissa)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  }
+
+  function fail(message, type = "ValueError") {
+    const error = new Error(message);
+    error.name = type;
+    throw error;
+  }
+
+  // --- _checks.py
+
+  function checkInt(name, v, minimum = null) {
+    if (typeof v !== "number" || !Number.isInteger(v)) {
+      fail(`${name} must be an integer, got ${typeName(v)} ${repr(v)}`, "TypeError");
+    }
+    if (minimum !== null && v < minimum) fail(`${name} must be >= ${minimum}, got ${v}`);
+    return v;
+  }
+  function checkFloat(name, v, o = {}) {
+    if (!isReal(v)) fail(`${name} must be a real number, got ${typeName(v)} ${repr(v)}`,
+      "TypeError");
+    v = num(v);
+    if (!isFinite(v)) fail(`${name} must be finite, got ${g(v)}`);
+    const rules = [["gt", (b) => v > b, ">"], ["ge", (b) => v >= b, ">="],
+      ["lt", (b) => v < b, "<"], ["le", (b) => v <= b, "<="]];
+    rules.forEach(([k, ok, sign]) => {
+      if (o[k] !== undefined && !ok(o[k])) fail(`${name} must be ${sign} ${g(o[k])}, got ${g(v)}`);
+    });
+    return v;
+  }
+  const checkBase = (name, v) => checkFloat(name, v, { gt: 1 });
+  function checkBool(name, v) {
+    if (typeof v !== "boolean") {
+      fail(`${name} must be True or False, got ${typeName(v)} ${repr(v)}`, "TypeError");
+    }
+    return v;
+  }
+  const checkMapping = (config) => isMap(config) || fail("config must be a dict (a model's " +
+    `config.json, loaded), got ${typeName(config)}`, "TypeError");
+
+  // --- rope.py: the frequencies of every rope_type
+
+  const ROPE_TYPES = {
+    default: [[], []],
+    linear: [["factor"], []],
+    dynamic: [["factor", "original_max_position_embeddings"], []],
+    yarn: [["factor", "original_max_position_embeddings"],
+      ["attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate"]],
+    llama3: [["factor", "low_freq_factor", "high_freq_factor",
+      "original_max_position_embeddings"], []],
+    longrope: [["short_factor", "long_factor", "original_max_position_embeddings"],
+      ["factor", "attention_factor"]],
+    proportional: [[], ["factor"]],
+  };
+  const ladder = (dim, base) => range(dim / 2).map((i) => Math.pow(base, -(2 * i) / dim));
+  const LOG_MAX = Math.log(Number.MAX_VALUE);
+  const TINY = 2.2250738585072014e-308;
+
+  function scalingDict(scaling, where) {
+    if (!isMap(scaling)) fail(`${where} must be None or a dict, got ${typeName(scaling)}`,
+      "TypeError");
+    const params = { ...scaling };
+    let type;
+    if (has(params, "rope_type")) {
+      type = pop(params, "rope_type");
+      delete params.type;
+    } else if (has(params, "type")) type = pop(params, "type");
+    else fail(`${where} must have a 'rope_type' key (or its legacy spelling 'type')`);
+    if (typeof type !== "string" || !has(ROPE_TYPES, type)) {
+      const options = Object.keys(ROPE_TYPES).map(repr).join(", ");
+      fail(`${where}['rope_type'] must be one of ${options}, got ${repr(type)}`);
+    }
+    const [required, optional] = ROPE_TYPES[type];
+    if (type === "yarn" && has(params, "factor") && params.factor === null) delete params.factor;
+    const missing = required.filter((k) => !has(params, k)).sort();
+    if (missing.length) {
+      fail(`${where} for rope_type ${repr(type)} is missing key(s) ${missing.map(repr)
+        .join(", ")}`);
+    }
+    const allowed = new Set([...required, ...optional, "partial_rotary_factor"]);
+    const unknown = Object.keys(params).filter((k) => !allowed.has(k)).sort();
+    if (unknown.length) {
+      fail(`${where} for rope_type ${repr(type)} has unknown key(s) ${unknown.map(repr)
+        .join(", ")}`);
+    }
+    return [type, params];
+  }
+
+  function checkFrequencies(inv, what) {
+    const least = Math.min(...inv);
+    if (!inv.every(isFinite) || least < TINY) {
+      fail(`${what} gives frequencies outside float64's normal range (smallest ${g(least)}); ` +
+        "use a smaller factor or sequence length");
+    }
+    return inv;
+  }
+  const factorOf = (p, where) => checkFloat(`${where}['factor']`, p.factor, { ge: 1 });
+  const contextOf = (p, where) => checkInt(`${where}['original_max_position_embeddings']`,
+    p.original_max_position_embeddings, 1);
+  const optionalFloat = (p, key, d, where, o) => (get(p, key) === null ? d
+    : checkFloat(`${where}[${repr(key)}]`, p[key], o));
+  const mscale = (s, m = 1) => (s <= 1 ? 1 : 0.1 * m * Math.log(s) + 1);
+
+  function correctionRange(dim, base, context, fast, slow, truncate) {
+    const pair = (r) => (dim * Math.log(context / (r * 2 * Math.PI))) / (2 * Math.log(base));
+    let [low, high] = [pair(fast), pair(slow)];
+    if (truncate) [low, high] = [Math.floor(low), Math.ceil(high)];
+    return [Math.max(low, 0), Math.min(high, dim - 1)];
+  }
+
+  function yarn(inv, dim, base, p, where) {
+    const factor = factorOf(p, where);
+    const context = contextOf(p, where);
+    let attention = optionalFloat(p, "attention_factor", null, where, { gt: 0 });
+    const m = optionalFloat(p, "mscale", null, where, { ge: 0 });
+    const mAll = optionalFloat(p, "mscale_all_dim", null, where, { ge: 0 });
+    if (attention === null) attention = m && mAll ? mscale(factor, m) / mscale(factor, mAll)
+      : mscale(factor);
+    const fast = optionalFloat(p, "beta_fast", 32, where, { ge: 0 }) || 32;
+    const slow = optionalFloat(p, "beta_slow", 1, where, { ge: 0 }) || 1;
+    const truncate = checkBool(`${where}['truncate']`, get(p, "truncate", true));
+    let [low, high] = correctionRange(dim, base, context, fast, slow, truncate);
+    if (low === high) high += 0.001;
+    const out = inv.map((w, i) => {
+      const ramp = Math.min(Math.max((i - low) / (high - low), 0), 1);
+      return (w / factor) * ramp + w * (1 - ramp);
+    });
+    return [out, attention];
+  }
+
+  function llama3(inv, p, where) {
+    const factor = factorOf(p, where);
+    const context = contextOf(p, where);
+    const low = checkFloat(`${where}['low_freq_factor']`, p.low_freq_factor, { gt: 0 });
+    const high = checkFloat(`${where}['high_freq_factor']`, p.high_freq_factor, { gt: 0 });
+    if (!(high >= low)) {
+      fail(`${where}['high_freq_factor'] must be >= ${where}['low_freq_factor'], got ` +
+        `${g(high)} and ${g(low)}`);
+    }
+    return [inv.map((w) => {
+      const wavelength = (2 * Math.PI) / w;
+      const out = wavelength > context / low ? w / factor : w;
+      if (high === low || wavelength < context / high || wavelength > context / low) return out;
+      const smooth = (context / wavelength - low) / (high - low);
+      return ((1 - smooth) * w) / factor + smooth * w;
+    }), 1];
+  }
+
+  function longrope(dim, base, p, seqLen, where) {
+    const context = contextOf(p, where);
+    const half = dim / 2;
+    const factors = {};
+    ["short_factor", "long_factor"].forEach((key) => {
+      const values = p[key];
+      const name = `${where}[${repr(key)}]`;
+      if (!Array.isArray(values)) {
+        fail(`${name} must be a list of numbers, got ${typeName(values)}`, "TypeError");
+      }
+      if (!values.every(isReal)) fail(`${name} must hold real numbers`, "TypeError");
+      if (values.length !== half) {
+        fail(`${name} must have ${half} entries (one per rotated pair), got shape ` +
+          `(${values.length},)`);
+      }
+      if (!values.every((v) => isFinite(num(v)))) fail(`${name} must be finite (no NaN or inf)`);
+      if (values.some((v) => num(v) <= 0)) fail(`${name} must hold finite numbers > 0`);
+      factors[key] = values.map(num);
+    });
+    let attention = optionalFloat(p, "attention_factor", null, where, { gt: 0 });
+    if (attention === null) {
+      if (get(p, "factor") === null) {
+        fail(`${where} for rope_type 'longrope' needs 'factor' (extended / original context ` +
+          "length) or 'attention_factor'");
+      }
+      const factor = checkFloat(`${where}['factor']`, p.factor, { gt: 0 });
+      attention = factor <= 1 ? 1 : Math.sqrt(1 + Math.log(factor) / Math.log(context));
+    } else if (get(p, "factor") !== null) checkFloat(`${where}['factor']`, p.factor, { gt: 0 });
+    const rescale = factors[seqLen !== null && seqLen > context ? "long_factor" : "short_factor"];
+    return [range(half).map((i) => 1 / (rescale[i] * Math.pow(base, (2 * i) / dim))), attention];
+  }
+
+  // _frequencies: [inv_freq, attention_factor] of checked arguments
+  function frequencies(headDim, base, type, p, seqLen, share, shareName, where) {
+    if (type === "proportional") {
+      const factor = optionalFloat(p, "factor", 1, where, { ge: 1 });
+      const turning = Math.floor((share * headDim) / 2);
+      return [ladder(headDim, base).map((w, i) => (i < turning ? w : 0) / factor), 1];
+    }
+    const dim = Math.trunc(headDim * share);
+    if (dim < 2 || dim % 2) {
+      fail(`${shareName} must leave an even number >= 2 of rotated dimensions: ` +
+        `int(${headDim} · ${g(share)}) = ${dim}`);
+    }
+    const inv = ladder(dim, base);
+    if (type === "default") return [inv, 1];
+    if (type === "linear") {
+      const factor = factorOf(p, where);
+      return [checkFrequencies(inv.map((w) => w / factor), `${where}['factor']`), 1];
+    }
+    if (type === "dynamic") {
+      const factor = factorOf(p, where);
+      const context = contextOf(p, where);
+      if (dim < 4) {
+        fail("head_dim must be >= 4 for 'dynamic' scaling (exponent d/(d-2)); with partial " +
+          "rotation, its rotated part");
+      }
+      const length = seqLen === null ? context : Math.max(seqLen, context);
+      const alpha = factor * ((length - context) / context) + 1;
+      const exponent = dim / (dim - 2);
+      const what = `${where}['factor'] with seq_len`;
+      if (Math.log(base) + exponent * Math.log(alpha) >= LOG_MAX) {
+        fail(`${what} enlarges the base beyond float64's largest number (${g(base)} · ` +
+          `${g(alpha)}^${g(exponent, 4)})`);
+      }
+      return [checkFrequencies(ladder(dim, base * Math.pow(alpha, exponent)), what), 1];
+    }
+    if (type === "yarn") {
+      const [out, attention] = yarn(inv, dim, base, p, where);
+      return [checkFrequencies(out, `${where}['factor']`), attention];
+    }
+    if (type === "llama3") return llama3(inv, p, where);
+    return longrope(dim, base, p, seqLen, where);
+  }
+
+  // rope_frequencies(head_dim, base=, scaling=, seq_len=, partial_rotary_factor=)
+  function ropeFrequencies(headDim, base, scaling, seqLen, share) {
+    checkInt("head_dim", headDim);
+    if (headDim <= 0) fail(`head_dim must be a positive even integer, got ${headDim}`);
+    if (headDim % 2) fail(`head_dim must be even (sin/cos come in pairs), got ${headDim}`);
+    const [type, p] = scaling ? scalingDict(scaling, "scaling") : ["default", {}];
+    delete p.partial_rotary_factor;
+    return frequencies(headDim, base, type, p, seqLen, share, "partial_rotary_factor",
+      "scaling");
+  }
+
+  // --- hf_families.py: what a family's configuration class does to the file first
+
+  const DEFAULT_THETAS = {
+    apertus: 12e6, ernie4_5: 5e5, ernie4_5_moe: 5e5, gpt_oss: 15e4, llama4: 5e5,
+    llama4_text: 5e5, minimax_m2: 5e6, olmo3: 5e5, smollm3: 2e6,
+  };
+  const PARTIAL_DEFAULTS = {
+    qwen3_next: 0.25, qwen3_5: 0.25, qwen3_5_text: 0.25, qwen3_5_moe: 0.25,
+    qwen3_5_moe_text: 0.25, glm4_moe: 0.5,
+  };
+  const DEFAULT_ROPE = {
+    apertus: { rope_type: "llama3", rope_theta: 12e6, factor: 8,
+      original_max_position_embeddings: 8192, low_freq_factor: 1, high_freq_factor: 4 },
+    gpt_oss: { rope_type: "yarn", factor: 32, beta_fast: 32, beta_slow: 1, truncate: false,
+      original_max_position_embeddings: 4096 },
+  };
+  const HUNYUAN = set("hunyuan_v1_dense hunyuan_v1_moe hunyuan");
+  const HUNYUAN_KEYS = ["alpha", "beta_fast", "beta_slow", "mscale", "mscale_all_dim"];
+  const GPT_NAMES = { n_positions: "max_position_embeddings", n_embd: "hidden_size",
+    n_head: "num_attention_heads", n_layer: "num_hidden_layers" };
+  const FALCON_NAMES = { n_head: "num_attention_heads", n_layer: "num_hidden_layers" };
+  const T5_NAMES = { d_model: "hidden_size", num_heads: "num_attention_heads",
+    num_layers: "num_hidden_layers", d_kv: "head_dim" };
+  const LEGACY = {
+    gptj: GPT_NAMES, codegen: GPT_NAMES, gpt2: GPT_NAMES, gpt_bigcode: GPT_NAMES,
+    falcon: FALCON_NAMES, RefinedWebModel: FALCON_NAMES, RefinedWeb: FALCON_NAMES,
+    bloom: FALCON_NAMES,
+    mpt: { n_heads: "num_attention_heads", d_model: "hidden_size", n_layers: "num_hidden_layers" },
+    gpt_neo: { num_heads: "num_attention_heads", num_layers: "num_hidden_layers" },
+    t5: T5_NAMES, mt5: T5_NAMES, hunyuan: { attention_head_dim: "head_dim" },
+  };
+  const legacyKey = (type, standard) => Object.entries(get(LEGACY, type, {}))
+    .find(([, name]) => name === standard)?.[0] ?? standard;
+  const RENAMED_TYPES = { RefinedWebModel: "falcon", RefinedWeb: "falcon" };
+  const IMPLICIT_ROPE = set("gptj codegen falcon");
+  const ROTARY_DIM_TYPES = { minimax_m2: "MiniMaxM2Config", gptj: "GPTJConfig",
+    codegen: "CodeGenConfig" };
+  const key = (path, k) => `${path}[${repr(k)}]`;
+
+  function ropeDict(cfg) {
+    for (const k of ["rope_scaling", "rope_parameters"]) {
+      if (isMap(cfg[k]) && truthy(cfg[k])) return [k, cfg[k]];
+    }
+    return [null, null];
+  }
+
+  function olmo3(cfg, path, notes) {
+    const [k, rope] = ropeDict(cfg);
+    if (rope && (has(rope, "full_attention") || has(rope, "sliding_attention"))) return;
+    const full = { ...(rope || { rope_type: "default" }) };
+    if (!has(full, "rope_theta")) full.rope_theta = get(cfg, "rope_theta", 5e5);
+    cfg.rope_parameters = { full_attention: full,
+      sliding_attention: { rope_type: "default", rope_theta: 5e5 } };
+    delete cfg.rope_scaling;
+    delete cfg.rope_theta;
+    if (rope) {
+      notes.push(`${key(path, k)} applies to the full-attention layers only (Olmo3Config); ` +
+        "the sliding layers use plain RoPE with theta 500000");
+    }
+  }
+
+  function deepseekV4(cfg, path, notes) {
+    const [, rope] = ropeDict(cfg);
+    if (rope && has(rope, "main") && has(rope, "compress")) return;
+    const head = get(cfg, "head_dim");
+    let share = get(cfg, "partial_rotary_factor");
+    if (share === null && get(cfg, "qk_rope_head_dim") !== null && truthy(head)) {
+      share = checkInt(key(path, "qk_rope_head_dim"), cfg.qk_rope_head_dim, 1) /
+        checkInt(key(path, "head_dim"), head, 1);
+    }
+    if (share === null) share = 64 / 512;
+    delete cfg.qk_rope_head_dim;
+    const main = { rope_type: "default", rope_theta: get(cfg, "rope_theta", 1e4) };
+    const compress = { ...(rope || { rope_type: "default" }) };
+    compress.rope_theta = get(cfg, "compress_rope_theta", 16e4);
+    if (get(compress, "rope_type", get(compress, "type")) === "yarn") compress.attention_factor = 1;
+    main.partial_rotary_factor = compress.partial_rotary_factor = share;
+    cfg.rope_parameters = { main, compress };
+    delete cfg.rope_scaling;
+    notes.push("DeepSeek-V4 rotates the last rotary dims of each head, in interleaved pairs, " +
+      "and rotates the attention output back; sliding layers use 'main', compressed layers " +
+      "'compress' (DeepseekV4Config)");
+  }
+
+  function hunyuan(cfg, path, notes) {
+    const [k, rope] = ropeDict(cfg);
+    if (!rope || get(rope, "rope_type", get(rope, "type")) !== "dynamic") return;
+    let alpha = get(rope, "alpha");
+    if (!truthy(alpha)) {
+      const unread = HUNYUAN_KEYS.filter((x) => has(rope, x)).sort();
+      cfg[k] = Object.fromEntries(Object.entries(rope).filter(([x]) => !HUNYUAN_KEYS.includes(x)));
+      if (unread.length) {
+        notes.push(`${key(path, k)}: ${unread.join(", ")} unread without a non-zero alpha ` +
+          "(dynamic NTK as usual)");
+      }
+      return;
+    }
+    const where = `${key(path, k)}['alpha']`;
+    alpha = checkFloat(where, alpha, { gt: 0 });
+    let d = null;
+    for (const width of ["head_dim", "attention_head_dim"]) {
+      if (get(cfg, width) !== null) {
+        d = checkInt(key(path, width), cfg[width], 4);
+        break;
+      }
+    }
+    if (d === null) {
+      if (get(cfg, "hidden_size") === null || get(cfg, "num_attention_heads") === null) {
+        fail(`${path}['head_dim'] is needed: NTK-alpha (${where}) reads it`);
+      }
+      const hidden = checkInt(key(path, "hidden_size"), cfg.hidden_size, 4);
+      const heads = checkInt(key(path, "num_attention_heads"), cfg.num_attention_heads, 1);
+      d = checkInt(key(path, "head_dim"), Math.floor(hidden / heads), 4);
+    }
+    const theta = checkFloat(key(path, "rope_theta"), get(cfg, "rope_theta", 1e4), { gt: 1 });
+    const base = theta * Math.pow(alpha, d / (d - 2));
+    cfg[k] = { rope_type: "default", rope_theta: base };
+    delete cfg.rope_theta;
+    notes.push(`NTK-alpha (Hunyuan): ${where} = ${g(alpha)} fixes the base at theta · ` +
+      `alpha^(d/(d-2)) = ${g(theta)} · ${g(alpha)}^(${d}/${d - 2}) = ${g(base)}; it is not ` +
+      "dynamic scaling " + (get(cfg, "model_type") === "hunyuan" ? "(modeling_hunyuan.py)"
+      : "(HunYuanDenseV1RotaryEmbedding)"));
+  }
+
+  function rotaryDim(cfg, path, notes) {
+    let head = get(cfg, "head_dim");
+    if (head === null && truthy(get(cfg, "hidden_size")) &&
+      truthy(get(cfg, "num_attention_heads"))) {
+      head = Math.floor(checkInt(key(path, "hidden_size"), cfg.hidden_size, 1) /
+        checkInt(key(path, "num_attention_heads"), cfg.num_attention_heads, 1));
+    }
+    if (get(cfg, "partial_rotary_factor") !== null || head === null) return;
+    const rotary = checkInt(key(path, "rotary_dim"), cfg.rotary_dim, 2);
+    head = checkInt(key(path, "head_dim"), head, 2);
+    if (rotary > head) fail(`${key(path, "rotary_dim")} = ${rotary} is larger than the head (${head})`);
+    cfg.partial_rotary_factor = rotary / head;
+    notes.push(`${key(path, "rotary_dim")} = ${rotary} read as partial_rotary_factor ` +
+      `${rotary}/${head} (${ROTARY_DIM_TYPES[cfg.model_type]})`);
+  }
+
+  // standardise(cfg, path) -> [cfg as the family's class leaves it, notes]
+  function standardise(cfg, path) {
+    const out = { ...cfg };
+    const notes = [];
+    if (typeof out.model_type === "string" && has(RENAMED_TYPES, out.model_type)) {
+      out.model_type = RENAMED_TYPES[out.model_type];
+      notes.push(`${path}['model_type'] = ${repr(cfg.model_type)} is read as ` +
+        `${repr(out.model_type)} (the remote code it was released with; transformers' family ` +
+        "of that name)");
+    }
+    const type = get(out, "model_type");
+    Object.entries(get(LEGACY, type, {})).forEach(([legacy, standard]) => {
+      if (has(out, legacy) && !has(out, standard)) out[standard] = out[legacy];
+    });
+    if (IMPLICIT_ROPE.has(type) && !["rope_theta", "rope_scaling", "rope_parameters"]
+      .some((k) => has(out, k)) && !(type === "falcon" && truthy(get(out, "alibi")))) {
+      out.rope_theta = 1e4;
+    }
+    if (has(ROTARY_DIM_TYPES, type) && get(out, "rotary_dim") !== null) rotaryDim(out, path, notes);
+    if (has(PARTIAL_DEFAULTS, type) && get(out, "partial_rotary_factor") === null) {
+      const [, rope] = ropeDict(out);
+      if (!rope || !has(rope, "partial_rotary_factor")) {
+        out.partial_rotary_factor = PARTIAL_DEFAULTS[type];
+      }
+    }
+    if (has(DEFAULT_ROPE, type) && !ropeDict(out)[1]) {
+      out.rope_parameters = { ...DEFAULT_ROPE[type] };
+      notes.push(`${path} gives no RoPE dict: the configuration class installs ` +
+        `${repr(DEFAULT_ROPE[type].rope_type)} with its defaults`);
+    }
+    if (has(DEFAULT_THETAS, type) && !has(out, "rope_theta")) {
+      const [, rope] = ropeDict(out);
+      if (!rope || !has(rope, "rope_theta")) out.rope_theta = DEFAULT_THETAS[type];
+    }
+    if (type === "olmo3") olmo3(out, path, notes);
+    else if (type === "deepseek_v4") deepseekV4(out, path, notes);
+    else if (HUNYUAN.has(type)) hunyuan(out, path, notes);
+    return [out, notes];
+  }
+
+  Object.assign(window.peInspector, {
+    parse, isFloat, isReal, isMap, num, has, get, pop, truthy, range, set, typeName, repr, g,
+    fail, checkInt, checkFloat, checkBase, checkBool, checkMapping, key, mscale,
+    ropeFrequencies, frequencies, scalingDict, standardise, legacyKey,
+  });
+})();
