@@ -29,7 +29,8 @@ _FIGURES = """async () => {
     window.scrollTo(0, y);
     await new Promise(r => setTimeout(r, 15));
   }
-  const shown = [...document.querySelectorAll("figure picture img")]
+  // the book's figures (a notebook's plots: test_a_notebook_plot_on_a_phone_…)
+  const shown = [...document.querySelectorAll("figure:not(.nb-figure) picture img")]
     .filter(i => i.offsetParent !== null);
   await Promise.all(shown.map(i => i.decode().catch(() => null)));
   const column = document.querySelector(".md-content__inner").clientWidth;
