@@ -9,9 +9,10 @@ result with the library's report field by field: floats within 1e-9 relative wit
 absolute floor (a frequency of exactly 0, Gemma 4's slow p-RoPE pairs, must be 0 in both),
 integers, strings, lists and null exactly. Where the library raises, the script must
 throw, with the same kind of error and the same message; where it does not, the script
-must not. Two fields the page does not reproduce are left out of the comparison, each
-named in :data:`NOT_COMPARED`. Serving the script with one small fault
-(Playwright's routing) makes the comparison fail (:data:`FAULTS`).
+must not. Every field is compared, T5's first distance in the last bucket (float32
+logarithms, as ``t5_relative_bucket``) and Dual Chunk Attention's largest distance
+included. Serving the script with one small fault (Playwright's routing) makes the
+comparison fail (:data:`FAULTS`).
 
 The inspector is a tool, not a figure, and the generic checks of a figure's widget
 (``tests/test_widgets_phone.py``: the whole widget on one phone screen, plots before
@@ -45,13 +46,6 @@ PAGE = "appendix/inspector.md"
 URL = "appendix/inspector.html"
 SCRIPTS = DOCS / "assets" / "javascripts"
 REL = 1e-9
-#: What the page leaves out of the library's report, and why.
-NOT_COMPARED = {
-    "positions.shared_bucket_from": "T5's first distance in the last bucket (float32 "
-    "logarithms of t5_relative_bucket); the page names T5's buckets and max_distance",
-    "not_modelled detail": "Dual Chunk Attention's largest distance (pe_explained.dual_chunk, "
-    "appended after '; with chunk_size'); the page gives the sentence before it",
-}
 needs_browser = pytest.mark.skipif(
     browser_missing() is not None, reason=f"browser tests: {browser_missing()}"
 )
@@ -524,6 +518,58 @@ EDGE_CASES = [
         None,
     ),
     ("T5", {"model_type": "t5", "num_layers": 2, "num_decoder_layers": 3, "num_heads": 8}, None),
+    *[
+        (
+            f"T5 with {buckets} buckets, max_distance {distance}",
+            {
+                "model_type": "t5",
+                "num_layers": 1,
+                "num_heads": 4,
+                "relative_attention_num_buckets": buckets,
+                "relative_attention_max_distance": distance,
+            },
+            None,
+        )
+        for buckets, distance in [(4, 3), (8, 5), (32, 128), (33, 1000), (64, 777), (320, 4096)]
+    ],
+    *[
+        (
+            f"Dual Chunk Attention, chunk {chunk}, local {local}, context {context}",
+            _with(
+                LLAMA31,
+                max_position_embeddings=context,
+                dual_chunk_attention_config={"chunk_size": chunk, "local_size": local},
+            ),
+            None,
+        )
+        for chunk, local, context in [
+            (10, 4, 5),
+            (10, 4, 6),
+            (10, 4, 7),
+            (10, 4, 12),
+            (10, 4, 13),
+            (10, 0, 1000),
+            (10, 6, 9),
+            (10, 6, 20),
+            (262144, 8192, 1010000),
+        ]
+    ],
+    (
+        "Dual Chunk Attention with its defaults and sparse attention",
+        _with(
+            LLAMA31,
+            dual_chunk_attention_config={
+                "sparse_attention_config": [{}],
+                "original_max_position_embeddings": 0,
+            },
+        ),
+        None,
+    ),
+    (
+        "Dual Chunk Attention with no context",
+        _with(LLAMA31, max_position_embeddings=None, dual_chunk_attention_config={"x": 1}),
+        None,
+    ),
 ]
 
 #: (name, config or JSON text, seq_len): inputs the library refuses.
@@ -581,6 +627,23 @@ BAD_INPUTS = [
         {"model_type": "t5", "num_layers": 2, "num_heads": 8, "relative_attention_max_distance": 4},
         None,
     ),
+    *[
+        (
+            f"Dual Chunk Attention with {what}",
+            _with(LLAMA31, dual_chunk_attention_config=dca),
+            None,
+        )
+        for what, dca in [
+            ("an unknown key", {"chunk_size": 8, "window": 2}),
+            ("local_size = chunk_size", {"chunk_size": 8, "local_size": 8}),
+            ("a chunk_size written as a float", {"chunk_size": 8.0, "local_size": 2}),
+            ("sparse patterns not a list", {"sparse_attention_config": {"a": 1}}),
+            ("sparse attention enabled as a string", {"sparse_attention_enabled": "yes"}),
+            ("a negative threshold", {"sparse_attention_threshold": -1}),
+            ("no last queries", {"sparse_attention_last_q": 0}),
+            ("a list for a config", [1]),
+        ]
+    ],
     (
         "a truncate flag as a string",
         _rope({"rope_type": "yarn", "factor": 2.0, "truncate": "no"}),
@@ -599,11 +662,7 @@ def library(config, seq_len):
         report = inspect_config(json.loads(_text(config)), seq_len=seq_len)
     except (TypeError, ValueError) as exc:
         return {"error": type(exc).__name__, "message": str(exc)}
-    report = json.loads(json.dumps(report, allow_nan=False))
-    if report.get("positions"):
-        report["positions"].pop("shared_bucket_from")  # NOT_COMPARED
-    report["not_modelled"] = [n.split("; with chunk_size")[0] for n in report["not_modelled"]]
-    return {"ok": report}
+    return {"ok": json.loads(json.dumps(report, allow_nan=False))}
 
 
 _CALL = """([cases]) => cases.map(([text, seq]) => {
@@ -715,6 +774,8 @@ FAULTS = [
     ),
     ("inspector-layers", 'if (type === "cohere2") return kind === "sliding_attention";', ""),
     ("inspector-report", "Math.min(num(window), num(truthy", "Math.max(num(window), num(truthy"),
+    ("inspector-report", "Math.min(2 * len - 1, chunk)", "Math.min(2 * len, chunk)"),
+    ("inspector-report", "exact + Math.trunc(scaled)", "exact + Math.round(scaled)"),
     (
         "inspector-report",
         "at every length, also to inputs shorter than",

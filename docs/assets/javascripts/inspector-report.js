@@ -9,7 +9,8 @@
   "use strict";
 
   const {
-    isMap, num, has, get, truthy, range, repr, g, fail, checkInt, checkFloat, checkMapping,
+    isMap, num, has, get, truthy, range, typeName, repr, g, fail, checkInt, checkFloat,
+    checkBool, checkMapping,
     key, mscale, ropeFrequencies, frequencies, standardise, INTERLEAVED, HALVES, SOURCES,
     statesRope, textPart, ropeSettings, settingsFrequencies, layerPositions, temperature,
     nonrotary,
@@ -137,10 +138,73 @@
     return { strip, legend, counts };
   }
 
-  // what the config sets that changes positions and is not in the numbers (dual chunk
-  // attention's largest distance, which inspect adds, is left out here)
+  // what the config sets that changes positions and is not in the numbers
   const notModelled = (cfg, path) => Object.entries(NOT_MODELLED)
-    .filter(([k]) => truthy(get(cfg, k))).map(([k, what]) => `${key(path, k)}: ${what}`);
+    .filter(([k]) => truthy(get(cfg, k)))
+    .map(([k, what]) => `${key(path, k)}: ${what}${k === DCA ? dualChunkDetail(cfg) : ""}`);
+
+  // dual_chunk_config's checks and defaults, then dual_chunk_largest_distance over the
+  // context with the code's query positions (pe_explained/dual_chunk.py)
+  const DCA = "dual_chunk_attention_config";
+  const DCA_DEFAULTS = { chunk_size: 8192, local_size: 1024, original_max_position_embeddings: 0,
+    sparse_attention_config: null, sparse_attention_enabled: null,
+    sparse_attention_threshold: 32768, sparse_attention_last_q: 64 };
+  function dualChunkDetail(cfg) {
+    if (get(cfg, "max_position_embeddings") === null) return "";
+    const dca = cfg[DCA];
+    if (!isMap(dca)) {
+      fail(`config must be a dict (a dual_chunk_attention_config), got ${typeName(dca)}`,
+        "TypeError");
+    }
+    const unknown = Object.keys(dca).filter((k) => !has(DCA_DEFAULTS, k)).sort();
+    if (unknown.length) {
+      fail(`config has unknown key(s) ${repr(unknown)}; ${DCA} takes ` +
+        repr(Object.keys(DCA_DEFAULTS).sort()));
+    }
+    const v = { ...DCA_DEFAULTS, ...dca };
+    const int = (k, least) => checkInt(`config['${k}']`, v[k], least);
+    const chunk = int("chunk_size", 1), local = int("local_size", 0);
+    if (local >= chunk) {
+      fail(`config['local_size'] must be < config['chunk_size'] (${chunk}), got ${local}`);
+    }
+    const sparse = v.sparse_attention_config;
+    if (sparse !== null && !Array.isArray(sparse)) {
+      fail("config['sparse_attention_config'] must be a list (one entry per layer), got " +
+        typeName(sparse), "TypeError");
+    }
+    int("original_max_position_embeddings", 0);
+    const enabled = v.sparse_attention_enabled;
+    checkBool("config['sparse_attention_enabled']", enabled === null ? sparse !== null : enabled);
+    int("sparse_attention_threshold", 0);
+    int("sparse_attention_last_q", 1);
+    const context = checkInt("max_position_embeddings", cfg.max_position_embeddings, 1);
+    const len = chunk - local;
+    let largest = Math.min(context, len) - 1; // within the first chunk
+    if (context > len) { // the second chunk's last query to key 0, then any later chunk's
+      largest = Math.max(largest, Math.min(Math.min(context - 1 - len, len - 1) + len, chunk));
+      if (context > 2 * len) largest = Math.max(largest, Math.min(2 * len - 1, chunk));
+    }
+    return `; with chunk_size ${chunk} and local_size ${local} the largest distance any ` +
+      `query sees over ${context} tokens is ${largest} (pe_explained.dual_chunk)`;
+  }
+
+  // _t5_shared: the smallest distance before the query in T5's last bucket, per stack,
+  // with t5_relative_bucket's logarithm in float32 (both were checked by nonrotary)
+  function t5Shared(s) {
+    const f = Math.fround;
+    const bucket = (n, perDirection) => {
+      const exact = Math.floor(perDirection / 2);
+      if (n < exact) return n;
+      const scaled = f(f(f(Math.log(f(f(Math.max(n, exact)) / f(exact)))) /
+        f(Math.log(s.max_distance / exact))) * f(perDirection - exact));
+      return Math.min(exact + Math.trunc(scaled), perDirection - 1);
+    };
+    const first = (perDirection) => {
+      const last = bucket(s.max_distance, perDirection);
+      return range(s.max_distance + 1).find((n) => bucket(n, perDirection) === last);
+    };
+    return { encoder: first(Math.floor(s.num_buckets / 2)), decoder: first(s.num_buckets) };
+  }
 
   function notes(config, cfg, path, positions) {
     const raw = path.endsWith("['text_config']") ? config.text_config : config;
@@ -222,7 +286,8 @@
       layer_strip: layerStrip(positions, scheme.kind), layer_types: {}, nope_layers: [],
       recurrent_layers: [], notes: extra, not_modelled: notModelled(config, "config"),
       warnings: [], temperature: null, mla: null,
-      positions: Object.fromEntries(keys.split(" ").map((k) => [k, scheme[k]])),
+      positions: { ...Object.fromEntries(keys.split(" ").map((k) => [k, scheme[k]])),
+        shared_bucket_from: scheme.kind === "t5_bias" ? t5Shared(scheme) : null },
     };
   }
 

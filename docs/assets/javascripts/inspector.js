@@ -312,7 +312,9 @@
         `scores, ${p.num_heads} heads, slopes from ${fmt(p.slopes[0])} to ` +
         `${fmt(p.slopes[p.slopes.length - 1])}.`
         : `No rotary embedding: T5’s bucketed relative bias, ${p.num_buckets} buckets, ` +
-          `max_distance ${p.max_distance}.`);
+          `max_distance ${p.max_distance}: keys ${fmt(p.shared_bucket_from.encoder)} or ` +
+          "more positions before the query share one bucket in the encoder, " +
+          `${fmt(p.shared_bucket_from.decoder)} or more in the decoder.`);
 
     pick.addEventListener("change", () => {
       if (pick.value === "own") return fromText(text.value);
