@@ -422,7 +422,9 @@ def test_markdown_cells_use_curly_quotes(source):
     assert not found, f"{source.name}: {found}"
 
 
-def test_loading_defers_the_theme_scripts_and_links_notebook_styles_on_their_pages():
+def test_loading_inserts_the_scripts_from_the_end_and_links_notebook_styles_on_their_pages():
+    """The page's scripts leave its markup for one inline loader at the end of the body,
+    which inserts them in their order (the stand-in, the theme's, the book's)."""
     from pe_book.pages.loading import finish_output
 
     page = (
@@ -432,7 +434,12 @@ def test_loading_defers_the_theme_scripts_and_links_notebook_styles_on_their_pag
         '<script src="../assets/javascripts/book.js" defer></script></body>'
     )
     chapter = finish_output(page, notebook=False, root="..")
-    assert chapter.count(" defer></script>") == 3 and NOTEBOOK_CSS not in chapter
+    assert "<script src=" not in chapter and NOTEBOOK_CSS not in chapter
+    order = ["iframe-worker.js", "bundle.a5f9d56c.min.js", "book.js"]
+    assert [chapter.index(name) for name in order] == sorted(chapter.index(n) for n in order)
+    assert chapter.count("<script>") == 1 and chapter.endswith("</script></body>")
+    with pytest.raises(ValueError, match="body"):
+        finish_output(page.replace("</body>", ""), notebook=False, root="..")
     notebook = finish_output(page, notebook=True, root="..")
     assert f'<link rel="stylesheet" href="../{NOTEBOOK_CSS}">\n</head>' in notebook
     with pytest.raises(ValueError, match="head"):

@@ -1,36 +1,71 @@
-"""What a finished page makes the browser fetch before its first paint (``on_post_page``).
+"""What a finished page makes the browser fetch and run before its first paint
+(``on_post_page``).
 
 The theme ends every page with its script and the file:// Worker stand-in
-(``extra.polyfills``) as plain ``<script src>`` tags, which a browser must run before
-it may paint (Lighthouse counts them as render-blocking). :func:`defer_theme_scripts`
-marks both ``defer``: they still run in document order (the stand-in first, then the
-theme, then the book's own deferred scripts) once the page is parsed, before
-``DOMContentLoaded``. :func:`notebook_stylesheet` links the companion notebooks' styles
-on a notebook's page only, instead of on every page (``extra_css``).
+(``extra.polyfills``), and the book's pages add their own deferred scripts (``book.js``,
+the widgets'). Deferred scripts run once the page is parsed, before
+``DOMContentLoaded`` and, often, before the first full paint: the theme's then forces
+the first style and layout of the whole page, and the text a reader came for is
+painted after that work. :func:`scripts_after_parsing` inserts the same scripts, in the
+same order, from a small inline script at the end of the body: the browser fetches and
+runs them without holding up parsing or painting, and the page's ``load`` event still
+waits for them. The theme's script starts on ``DOMContentLoaded``; where that has fired
+before it ran, the loader sends it again. :func:`notebook_stylesheet` links the
+companion notebooks' styles on a notebook's page only, instead of on every page
+(``extra_css``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 
-__all__ = ["NOTEBOOK_CSS", "defer_theme_scripts", "finish_output", "notebook_stylesheet"]
+__all__ = ["NOTEBOOK_CSS", "finish_output", "notebook_stylesheet", "scripts_after_parsing"]
 
-#: The theme's script (its name carries a content hash) and the file:// stand-in.
-_THEME_SCRIPT = re.compile(
-    r'<script src="([^"]*assets/javascripts/(?:bundle\.[0-9a-f]+\.min|iframe-worker)\.js)">'
-    r"</script>"
+#: The scripts of the site's own folder at the end of a page: the theme's (its name
+#: carries a content hash), the file:// stand-in, the book's (deferred).
+_SITE_SCRIPT = re.compile(
+    r'<script src="([^"]*assets/javascripts/[\w.-]+\.js)"(?: defer)?></script>'
 )
+#: The theme's script, which starts on DOMContentLoaded.
+_THEME = r"bundle\.[0-9a-f]+\.min\.js$"
+#: Inserts the scripts in order (dynamic scripts with ``async = false`` run in order);
+#: ``DOMContentLoaded`` again after the theme's if the real one came before it.
+_LOADER = """<script>(() => {
+  let parsed = false;
+  document.addEventListener("DOMContentLoaded", () => { parsed = true; }, {once: true});
+  for (const src of %s) {
+    const script = Object.assign(document.createElement("script"), {src, async: false});
+    if (/%s/.test(src)) {
+      script.onload = () => parsed && document.dispatchEvent(new Event("DOMContentLoaded"));
+    }
+    document.body.append(script);
+  }
+})();</script>"""
 #: The notebook pages' stylesheet, relative to the site's root.
 NOTEBOOK_CSS = "assets/stylesheets/notebooks.css"
 
 
-def defer_theme_scripts(output: str) -> str:
-    """``output`` with the theme's script and the Worker stand-in deferred.
+def scripts_after_parsing(output: str) -> str:
+    """``output`` with its site scripts inserted, in order, by an inline loader.
 
-    >>> defer_theme_scripts('<script src="../assets/javascripts/bundle.a5f9d56c.min.js"></script>')
-    '<script src="../assets/javascripts/bundle.a5f9d56c.min.js" defer></script>'
+    >>> page = ('<body><p>Text</p><script src="../assets/javascripts/bundle.a5f9d56c.min.js">'
+    ...         '</script><script src="../assets/javascripts/book.js" defer></script></body>')
+    >>> out = scripts_after_parsing(page)
+    >>> out.startswith("<body><p>Text</p><script>(() => {")
+    True
+    >>> out.index("bundle.a5f9d56c.min.js") < out.index("book.js")
+    True
+    >>> "<script src=" in out
+    False
     """
-    return _THEME_SCRIPT.sub(r'<script src="\1" defer></script>', output)
+    sources = _SITE_SCRIPT.findall(output)
+    if not sources:
+        return output
+    if output.count("</body>") != 1:
+        raise ValueError("a page must have one </body> to load its scripts from its end")
+    loader = _LOADER % (json.dumps(sources), _THEME)
+    return _SITE_SCRIPT.sub("", output).replace("</body>", f"{loader}</body>")
 
 
 def notebook_stylesheet(output: str, root: str) -> str:
@@ -43,7 +78,7 @@ def notebook_stylesheet(output: str, root: str) -> str:
 
 
 def finish_output(output: str, *, notebook: bool, root: str) -> str:
-    """A rendered page as the site serves it: theme scripts deferred, and on a
-    notebook's page the notebooks' stylesheet."""
-    output = defer_theme_scripts(output)
+    """A rendered page as the site serves it: its scripts inserted by a loader at the
+    end of the body, and on a notebook's page the notebooks' stylesheet."""
+    output = scripts_after_parsing(output)
     return notebook_stylesheet(output, root) if notebook else output
