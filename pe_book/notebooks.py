@@ -346,9 +346,9 @@ def take_phone_plots(notebook) -> list[str | None]:
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
+            phone = data.pop(PHONE_PLOT_MIME, None)
             if "image/png" in data:
-                phones.append(data.pop(PHONE_PLOT_MIME, None))
-            data.pop(PHONE_PLOT_MIME, None)
+                phones.append(phone)
     return phones
 
 
