@@ -13,7 +13,7 @@ from pe_book import FIGURES, TABLES, VALUES, Table, load_all, table
 from pe_book.notation import math_notation
 from pe_book.pages import BookError, expand_shortcodes
 from pe_book.pages.mathml import render_math
-from pe_book.pages.tables import grid_tables, table_markdown
+from pe_book.pages.tables import TABLE_CLASS, grid_tables, table_markdown, wrapped_tables
 from pe_book.phone import labels_under_phone_figure, smallest_text, tidy_stacked_panels
 from pe_book.references import REFERENCES
 from pe_book.render import draw_figure, render_svg, svg_size
@@ -653,6 +653,88 @@ def test_every_generated_table_keeps_its_grid_on_phones():
     assert grid_tables(plain) == plain  # not a generated table
     with pytest.raises(TypeError):
         table("t", cards=False)  # no second policy to ask for
+
+
+def test_every_table_is_written_in_its_scrolling_box_with_the_book_s_class():
+    """The theme's script moves every table with no class into a scrolling box once the
+    page has loaded, restyling the page; the book writes each table in that box with its
+    class instead, and leaves a table with a class of its own (a notebook's) alone."""
+    out = wrapped_tables(grid_tables(_TABLE_HTML))
+    wrap = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+    box = f'{wrap}<table class="{TABLE_CLASS}" data-grid>'
+    assert box in out and out.endswith("</table></div></div>")
+    assert out.replace(box, "<table data-grid>").replace("</div></div>", "") == grid_tables(
+        _TABLE_HTML
+    )
+    framed = '<table class="dataframe"><tr><td>1</td></tr></table>'
+    assert wrapped_tables(framed) == framed
+    two = wrapped_tables("<table></table><p>x</p><table>\n</table>")
+    assert two.count(box.replace(" data-grid", "")) == 2 and two.count("</div></div>") == 2
+    for broken in ("<table><tr></tr>", "</table>"):
+        with pytest.raises(BookError, match="table"):
+            wrapped_tables(broken)
+
+
+def _css_rules(css: str, media: str = "") -> set[tuple[str, str, frozenset]]:
+    """(media query, selectors, declarations) of every rule of ``css``, in a form that
+    ignores whitespace and the quotes of attribute values."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    rules, pos = set(), 0
+    while (brace := css.find("{", pos)) != -1:
+        head = " ".join(css[pos:brace].split())
+        if head.startswith("@"):
+            depth, end = 1, brace + 1
+            while depth:
+                depth += {"{": 1, "}": -1}.get(css[end], 0)
+                end += 1
+            if head.startswith("@media"):
+                rules |= _css_rules(css[brace + 1 : end - 1], " ".join(head.split()))
+            pos = end
+            continue
+        end = css.index("}", brace)
+        selectors = ",".join(
+            sorted(
+                re.sub(r"\s*([>+~])\s*", r"\1", s.strip()).replace('"', "") for s in head.split(",")
+            )
+        )
+        body = css[brace + 1 : end]
+        declarations = frozenset(
+            " ".join(d.split()).replace(": ", ":") for d in body.split(";") if d.strip()
+        )
+        rules.add((media, selectors, declarations))
+        pos = end + 1
+    return rules
+
+
+def _theme_table_rules_missing(theme_css: str, book_css: str) -> list:
+    """The theme's rules for a table with no class that ``book_css`` does not give the
+    book's table class, word for word."""
+    book = _css_rules(book_css)
+    wanted = {
+        (media, selectors.replace("table:not([class])", f"table.{TABLE_CLASS}"), body)
+        for media, selectors, body in _css_rules(theme_css)
+        if "table:not([class])" in selectors
+    }
+    return sorted(wanted - book, key=str)
+
+
+def test_the_book_s_tables_get_the_theme_s_rules_for_a_table_with_no_class():
+    """book.css copies the installed theme's rules for ``table:not([class])`` to the
+    book's table class; the check fails when the theme changes one of them."""
+    material = pytest.importorskip("material")
+    found = sorted(
+        (Path(material.__file__).parent / "templates/assets/stylesheets").glob("main.*.min.css")
+    )
+    assert len(found) == 1, found
+    theme = found[0].read_text(encoding="utf-8")
+    book = (Path(__file__).resolve().parent.parent / "docs/assets/stylesheets/book.css").read_text(
+        encoding="utf-8"
+    )
+    assert len([r for r in _css_rules(theme) if "table:not([class])" in r[1]]) >= 10
+    assert _theme_table_rules_missing(theme, book) == []
+    changed = theme.replace("padding:.9375em 1.25em;font-weight:700", "padding:1em;font-weight:700")
+    assert len(_theme_table_rules_missing(changed, book)) == 1
+    assert _theme_table_rules_missing(theme, book.replace("word-break: normal", "")) != []
 
 
 def test_a_table_that_repeats_a_figure_is_folded_under_what_it_repeats():

@@ -424,7 +424,8 @@ def test_markdown_cells_use_curly_quotes(source):
 
 def test_loading_inserts_the_scripts_from_the_end_and_links_notebook_styles_on_their_pages():
     """The page's scripts leave its markup for one inline loader at the end of the body,
-    which inserts them in their order (the stand-in, the theme's, the book's)."""
+    which inserts them in their order (the stand-in, the theme's, the book's); the marks
+    the theme's script sets as it starts are set as the body starts."""
     from pe_book.pages.loading import finish_output
 
     page = (
@@ -437,10 +438,15 @@ def test_loading_inserts_the_scripts_from_the_end_and_links_notebook_styles_on_t
     assert "<script src=" not in chapter and NOTEBOOK_CSS not in chapter
     order = ["iframe-worker.js", "bundle.a5f9d56c.min.js", "book.js"]
     assert [chapter.index(name) for name in order] == sorted(chapter.index(n) for n in order)
-    assert chapter.count("<script>") == 1 and chapter.endswith("</script></body>")
+    assert chapter.count("<script>") == 2 and chapter.endswith("</script></body>")
+    # the theme's marks are set as the body starts, before its first style
+    marks = chapter[chapter.index("<body>") + len("<body>") :]
+    assert marks.startswith("<script>") and "data-md-color-switching" in marks.split("</script>")[0]
+    with pytest.raises(ValueError, match="body"):
+        finish_output(page.replace("<body>", ""), notebook=False, root="..")
     with pytest.raises(ValueError, match="body"):
         finish_output(page.replace("</body>", ""), notebook=False, root="..")
     notebook = finish_output(page, notebook=True, root="..")
     assert f'<link rel="stylesheet" href="../{NOTEBOOK_CSS}">\n</head>' in notebook
     with pytest.raises(ValueError, match="head"):
-        finish_output("<p>no head</p>", notebook=True, root=".")
+        finish_output("<body><p>no head</p></body>", notebook=True, root=".")

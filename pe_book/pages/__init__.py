@@ -7,7 +7,8 @@ as named stages, one module each, in the order they run::
     Markdown ── MkDocs ──▶ HTML
       │  mathml       formulas as MathML
       │  typography   inline math bound to its punctuation
-      │  tables       generated tables as grids with a held first column
+      │  tables       generated tables as grids with a held first column; every
+      │               table in its scrolling box from the start
       │  folds        long Python sessions folded under their length
       │  typography   short code unbroken, numbers joined to their words
       ▼
@@ -29,7 +30,7 @@ from .loading import finish_output
 from .mathml import render_math
 from .notebook import finish_page as finish_notebook_page
 from .shortcodes import expand_shortcodes
-from .tables import grid_tables
+from .tables import grid_tables, wrapped_tables
 from .typography import bound_punctuation, joined_numbers, unbroken_options
 
 __all__ = [
@@ -48,6 +49,7 @@ def finish_html(page_html: str, page: str) -> str:
     html = render_math(page_html, page)  # mathml: formulas as MathML
     html = bound_punctuation(html)  # typography: an inline formula with its punctuation
     html = grid_tables(html)  # tables: grids whose first column stays in view on phones
+    html = wrapped_tables(html)  # tables: each in its scrolling box from the start
     html = fold_long_sessions(html)  # folds: a long session folded under its length
     html = unbroken_options(html)  # typography: short inline code never breaks
     return joined_numbers(html)  # typography: "chapter 9", "8 × 256" never break

@@ -10,7 +10,15 @@ painted after that work. :func:`scripts_after_parsing` inserts the same scripts,
 same order, from a small inline script at the end of the body: the browser fetches and
 runs them without holding up parsing or painting, and the page's ``load`` event still
 waits for them. The theme's script starts on ``DOMContentLoaded``; where that has fired
-before it ran, the loader sends it again. :func:`notebook_stylesheet` links the
+before it ran, the loader sends it again.
+
+As it starts, the theme's script also marks the page as one that runs scripts (the
+``js`` class and the focus-visible polyfill's marks on ``<html>``) and sets
+``data-md-color-switching`` on the body while it applies the palette. Each change
+restyles every element of the page, work charged to the reader's first seconds.
+:func:`theme_marks_while_parsing` sets the same marks as the body starts, so the first
+style of the page already has them and the theme's own changes find nothing to change.
+:func:`notebook_stylesheet` links the
 companion notebooks' styles on a notebook's page only, instead of on every page
 (``extra_css``).
 """
@@ -20,7 +28,13 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["NOTEBOOK_CSS", "finish_output", "notebook_stylesheet", "scripts_after_parsing"]
+__all__ = [
+    "NOTEBOOK_CSS",
+    "finish_output",
+    "notebook_stylesheet",
+    "scripts_after_parsing",
+    "theme_marks_while_parsing",
+]
 
 #: The scripts of the site's own folder at the end of a page: the theme's (its name
 #: carries a content hash), the file:// stand-in, the book's (deferred).
@@ -42,6 +56,18 @@ _LOADER = """<script>(() => {
     document.body.append(script);
   }
 })();</script>"""
+#: The marks the theme's script sets as it starts (``bundle.*.min.js``: the ``no-js`` to
+#: ``js`` switch, the focus-visible polyfill's class and attribute, and the palette's
+#: ``data-md-color-switching``, which it removes a frame after applying the palette).
+_THEME_MARKS = (
+    "<script>"
+    'document.documentElement.classList.replace("no-js", "js");'
+    'document.documentElement.classList.add("js-focus-visible");'
+    'document.documentElement.setAttribute("data-js-focus-visible", "");'
+    'document.body.setAttribute("data-md-color-switching", "")'
+    "</script>"
+)
+_BODY = re.compile(r"<body\b[^>]*>")
 #: The notebook pages' stylesheet, relative to the site's root.
 NOTEBOOK_CSS = "assets/stylesheets/notebooks.css"
 
@@ -68,6 +94,18 @@ def scripts_after_parsing(output: str) -> str:
     return _SITE_SCRIPT.sub("", output).replace("</body>", f"{loader}</body>")
 
 
+def theme_marks_while_parsing(output: str) -> str:
+    """``output`` with the marks the theme's script sets as it starts set by an inline
+    script at the start of its body.
+
+    >>> theme_marks_while_parsing('<html class="no-js"><body dir="ltr"><p>Text</p></body>')[:56]
+    '<html class="no-js"><body dir="ltr"><script>document.doc'
+    """
+    if len(_BODY.findall(output)) != 1:
+        raise ValueError("a page must have one <body> to set the theme's marks at its start")
+    return _BODY.sub(lambda m: m.group(0) + _THEME_MARKS, output, count=1)
+
+
 def notebook_stylesheet(output: str, root: str) -> str:
     """``output`` with the notebooks' stylesheet linked at the end of its head; ``root``
     is the page's relative path to the site's root (``".."`` from ``notebooks/``)."""
@@ -78,7 +116,8 @@ def notebook_stylesheet(output: str, root: str) -> str:
 
 
 def finish_output(output: str, *, notebook: bool, root: str) -> str:
-    """A rendered page as the site serves it: its scripts inserted by a loader at the
-    end of the body, and on a notebook's page the notebooks' stylesheet."""
-    output = scripts_after_parsing(output)
+    """A rendered page as the site serves it: the theme's marks set as its body starts,
+    its scripts inserted by a loader at the end of the body, and on a notebook's page the
+    notebooks' stylesheet."""
+    output = scripts_after_parsing(theme_marks_while_parsing(output))
     return notebook_stylesheet(output, root) if notebook else output

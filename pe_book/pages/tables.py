@@ -5,6 +5,8 @@
   ``{{ table: … }}`` shortcode (:mod:`pe_book.pages.shortcodes`) puts it on its page.
 * :func:`grid_tables`, a stage of the page's HTML, marks every generated table to keep
   its grid on a phone, its first column held in view.
+* :func:`wrapped_tables`, the stage after it, writes every table in the scrolling box
+  the theme's script would otherwise build around it when the page loads.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import numpy as np
 from .. import TABLES, Table, load_all
 from ..notation import TEX_SPAN, math_notation
 from ..text import format_cell, power_of_ten_markup
+from .base import BookError
 
-__all__ = ["grid_tables", "table_markdown"]
+__all__ = ["TABLE_CLASS", "grid_tables", "table_markdown", "wrapped_tables"]
 
 
 def _whole_column(values) -> bool:
@@ -110,3 +113,44 @@ def grid_tables(page_html: str) -> str:
     return _GENERATED_TABLE.sub(
         lambda m: f"{m.group(1)}<table data-grid>{m.group(2)}</table>", page_html
     )
+
+
+#: The class of every table of the book's pages. The theme styles a table with no class
+#: (``table:not([class])``), and its script takes each such table out of the page and puts
+#: it back inside a scrolling box once the page has loaded, which makes the browser style
+#: the whole page again. The book's tables carry this class, sit in that box from the
+#: start and get the theme's rules for a table with no class from ``book.css``
+#: (``tests/test_pages.py`` holds the two sets of rules equal).
+TABLE_CLASS = "pe-table"
+#: The theme's scrolling box around a table (``md-typeset__scrollwrap``).
+_WRAP = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+_TABLE_TAG = re.compile(r"<table(\s[^>]*)?>|</table>")
+
+
+def wrapped_tables(page_html: str) -> str:
+    """Every table with no class of ``page_html`` given :data:`TABLE_CLASS` and written
+    inside the theme's scrolling box; a table with a class of its own is left as it is.
+
+    >>> wrapped_tables("<p>A</p><table data-grid><tr><td>1</td></tr></table>")
+    '<p>A</p><div class="md-typeset__scrollwrap"><div class="md-typeset__table"><table \
+class="pe-table" data-grid><tr><td>1</td></tr></table></div></div>'
+    >>> wrapped_tables('<table class="dataframe"></table>')
+    '<table class="dataframe"></table>'
+    """
+    out, start, open_tables = [], 0, []
+    for tag in _TABLE_TAG.finditer(page_html):
+        out.append(page_html[start : tag.start()])
+        start = tag.end()
+        if tag.group(0) == "</table>":
+            if not open_tables:
+                raise BookError("a </table> closes no table: the page's tables are not nested")
+            out.append("</table></div></div>" if open_tables.pop() else "</table>")
+            continue
+        attributes = tag.group(1) or ""
+        plain = re.search(r"\sclass\s*=", attributes) is None
+        open_tables.append(plain)
+        out.append(f'{_WRAP}<table class="{TABLE_CLASS}"{attributes}>' if plain else tag.group(0))
+    if open_tables:
+        raise BookError(f"{len(open_tables)} table(s) of the page are never closed")
+    out.append(page_html[start:])
+    return "".join(out)
