@@ -299,17 +299,29 @@ def _nonrotary_report(config: Mapping, scheme) -> dict:
 
 def _t5_shared(scheme) -> dict:
     """The smallest distance of a key before its query that falls in T5's last bucket,
-    for the encoder (bidirectional) and the decoder (causal)."""
-    distances = np.arange(scheme.max_distance + 1)
+    for the encoder (bidirectional) and the decoder (causal).
+
+    Found by bisection: a key's bucket never decreases with its distance, and a config's
+    ``relative_attention_max_distance`` may be far too large for every distance to be
+    bucketed."""
     out = {}
     for stack, bidirectional in (("encoder", True), ("decoder", False)):
-        buckets = t5_relative_bucket(
-            -distances,
-            bidirectional=bidirectional,
-            num_buckets=scheme.num_buckets,
-            max_distance=scheme.max_distance,
-        )
-        out[stack] = int(distances[buckets == buckets[-1]].min())
+
+        def bucket(distance: int, bidirectional=bidirectional) -> int:
+            return int(
+                t5_relative_bucket(
+                    np.array([-distance]),
+                    bidirectional=bidirectional,
+                    num_buckets=scheme.num_buckets,
+                    max_distance=scheme.max_distance,
+                )[0]
+            )
+
+        last, low, high = bucket(scheme.max_distance), 0, scheme.max_distance
+        while low < high:  # bucket(high) == last throughout
+            middle = (low + high) // 2
+            low, high = (low, middle) if bucket(middle) == last else (middle + 1, high)
+        out[stack] = low
     return out
 
 

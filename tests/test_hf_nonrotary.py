@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pe_explained import alibi_slopes, inspect_config, layer_positions, rope_settings
+from pe_explained import (
+    alibi_slopes,
+    inspect_config,
+    layer_positions,
+    rope_settings,
+    t5_relative_bucket,
+)
 from pe_explained.hf_nonrotary import nonrotary_positions
 from pe_explained.model_report import format_report
 
@@ -84,6 +90,38 @@ def test_t5_counts_both_stacks_and_its_last_bucket():
     # T5's log buckets: the encoder (16 buckets each way) merges keys from 91 back, the
     # decoder (32 buckets, causal) from 113 (t5_relative_bucket, tested against T5's code)
     assert report["positions"]["shared_bucket_from"] == {"encoder": 91, "decoder": 113}
+
+
+@pytest.mark.parametrize("buckets", [4, 6, 8, 32, 33, 64])
+@pytest.mark.parametrize("distance", [5, 17, 128, 1000, 4097])
+def test_t5_last_bucket_search_equals_bucketing_every_distance(buckets, distance):
+    """The first distance in the last bucket, found by bisection, is the one found by
+    bucketing every distance up to max_distance."""
+    if distance <= buckets // 2:
+        pytest.skip("max_distance must exceed the decoder's exact buckets")
+    config = {**T5, "relative_attention_num_buckets": buckets}
+    config["relative_attention_max_distance"] = distance
+    shared = inspect_config(config)["positions"]["shared_bucket_from"]
+    n = np.arange(distance + 1)
+    for stack, bidirectional in (("encoder", True), ("decoder", False)):
+        bucket = t5_relative_bucket(
+            -n, bidirectional=bidirectional, num_buckets=buckets, max_distance=distance
+        )
+        assert shared[stack] == int(n[bucket == bucket[-1]].min())
+
+
+def test_t5_last_bucket_of_a_huge_max_distance_is_found_without_bucketing_every_distance():
+    far = {**T5, "relative_attention_max_distance": 10**15}
+    shared = inspect_config(far)["positions"]["shared_bucket_from"]
+    for stack, bidirectional in (("encoder", True), ("decoder", False)):
+        first = shared[stack]
+        at = t5_relative_bucket(
+            -np.array([first - 1, first, 10**15]),
+            bidirectional=bidirectional,
+            num_buckets=32,
+            max_distance=10**15,
+        )
+        assert at[0] < at[1] == at[2]
 
 
 @pytest.mark.parametrize(

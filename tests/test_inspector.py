@@ -530,7 +530,14 @@ EDGE_CASES = [
             },
             None,
         )
-        for buckets, distance in [(4, 3), (8, 5), (32, 128), (33, 1000), (64, 777), (320, 4096)]
+        for buckets, distance in [
+            (4, 3),
+            (8, 5),
+            (32, 128),
+            (33, 1000),
+            (64, 777),
+            (320, 4096),
+        ]
     ],
     *[
         (
@@ -754,6 +761,28 @@ def test_the_page_reports_as_inspect_json_and_refuses_what_the_library_refuses(s
     refused = [name for name, c, seq in cases if "error" in library(c, seq)]
     assert refused == ([name for name, _, _ in cases] if kind == "bad inputs" else [])
     assert not compare(shipped, cases)
+
+
+@pytest.mark.browser
+@needs_browser
+def test_a_huge_max_distance_is_answered_by_bisection_to_float32_s_resolution(shipped):
+    """T5's last bucket for a ``relative_attention_max_distance`` of 10**15 is found
+    without bucketing every distance, in the page as in the library. There the bucket's
+    logarithm is taken of a float32 near 10**14, whose spacing there is 2**24: the library's
+    numpy float32 log and the page's double log rounded to float32 may round the ratio
+    one step apart, so the two distances agree to float32's resolution, not exactly (up to
+    4,096 they agree exactly, above)."""
+    config = {
+        "model_type": "t5",
+        "num_layers": 1,
+        "num_heads": 4,
+        "relative_attention_max_distance": 10**15,
+    }
+    (js,) = shipped.evaluate(_CALL, [[[_text(config), None]]])
+    py = library(config, None)["ok"]["positions"]["shared_bucket_from"]
+    for stack in ("encoder", "decoder"):
+        ours, theirs = js["ok"]["positions"]["shared_bucket_from"][stack], py[stack]
+        assert abs(ours - theirs) <= theirs * 2.0**-22, (stack, ours, theirs)
 
 
 # --- (d) the comparison fails on a wrong answer --------------------------------------------

@@ -199,9 +199,15 @@
         f(Math.log(s.max_distance / exact))) * f(perDirection - exact));
       return Math.min(exact + Math.trunc(scaled), perDirection - 1);
     };
+    // by bisection, as the library does: a bucket never decreases with the distance
     const first = (perDirection) => {
       const last = bucket(s.max_distance, perDirection);
-      return range(s.max_distance + 1).find((n) => bucket(n, perDirection) === last);
+      let low = 0, high = s.max_distance;
+      while (low < high) {
+        const middle = Math.floor((low + high) / 2);
+        if (bucket(middle, perDirection) === last) high = middle; else low = middle + 1;
+      }
+      return low;
     };
     return { encoder: first(Math.floor(s.num_buckets / 2)), decoder: first(s.num_buckets) };
   }
