@@ -304,23 +304,26 @@ def _t5_shared(scheme) -> dict:
     Found by bisection: a key's bucket never decreases with its distance, and a config's
     ``relative_attention_max_distance`` may be far too large for every distance to be
     bucketed."""
+
+    def bucket(distance: int, bidirectional: bool) -> int:
+        return int(
+            t5_relative_bucket(
+                np.array([-distance]),
+                bidirectional=bidirectional,
+                num_buckets=scheme.num_buckets,
+                max_distance=scheme.max_distance,
+            )[0]
+        )
+
     out = {}
     for stack, bidirectional in (("encoder", True), ("decoder", False)):
-
-        def bucket(distance: int, bidirectional=bidirectional) -> int:
-            return int(
-                t5_relative_bucket(
-                    np.array([-distance]),
-                    bidirectional=bidirectional,
-                    num_buckets=scheme.num_buckets,
-                    max_distance=scheme.max_distance,
-                )[0]
-            )
-
-        last, low, high = bucket(scheme.max_distance), 0, scheme.max_distance
+        last, low, high = bucket(scheme.max_distance, bidirectional), 0, scheme.max_distance
         while low < high:  # bucket(high) == last throughout
             middle = (low + high) // 2
-            low, high = (low, middle) if bucket(middle) == last else (middle + 1, high)
+            if bucket(middle, bidirectional) == last:
+                high = middle
+            else:
+                low = middle + 1
         out[stack] = low
     return out
 

@@ -11,8 +11,9 @@
   network; tables; typography) and finishes the pages of the companion notebooks
   (``docs/notebooks/*.py``, executed by mkdocs-jupyter); it runs before other
   plugins' ``on_page_content`` so that they see the finished page.
-* ``on_post_page`` loads the page's scripts from the end of its body and links the
-  notebooks' stylesheet on their pages only (:mod:`pe_book.pages.loading`).
+* ``on_post_page`` sets the theme's start-up marks as the body starts, loads the page's
+  scripts from the end of its body and links the notebooks' stylesheet on their pages
+  only (:mod:`pe_book.pages.loading`).
 * ``on_env``, once every page is rendered, writes the math font: STIX Two Math
   subset to the characters of the pages' MathML (:mod:`pe_book.fonts`).
 * ``on_post_build``, after print-site has written the whole book on one page,

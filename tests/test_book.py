@@ -688,7 +688,7 @@ def _css_rules(css: str, media: str = "") -> set[tuple[str, str, frozenset]]:
                 depth += {"{": 1, "}": -1}.get(css[end], 0)
                 end += 1
             if head.startswith("@media"):
-                rules |= _css_rules(css[brace + 1 : end - 1], " ".join(head.split()))
+                rules |= _css_rules(css[brace + 1 : end - 1], head)
             pos = end
             continue
         end = css.index("}", brace)
@@ -727,9 +727,7 @@ def test_the_book_s_tables_get_the_theme_s_rules_for_a_table_with_no_class():
     )
     assert len(found) == 1, found
     theme = found[0].read_text(encoding="utf-8")
-    book = (Path(__file__).resolve().parent.parent / "docs/assets/stylesheets/book.css").read_text(
-        encoding="utf-8"
-    )
+    book = _page("assets/stylesheets/book.css")
     assert len([r for r in _css_rules(theme) if "table:not([class])" in r[1]]) >= 10
     assert _theme_table_rules_missing(theme, book) == []
     changed = theme.replace("padding:.9375em 1.25em;font-weight:700", "padding:1em;font-weight:700")

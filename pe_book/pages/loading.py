@@ -18,9 +18,9 @@ As it starts, the theme's script also marks the page as one that runs scripts (t
 restyles every element of the page, work charged to the reader's first seconds.
 :func:`theme_marks_while_parsing` sets the same marks as the body starts, so the first
 style of the page already has them and the theme's own changes find nothing to change.
-:func:`notebook_stylesheet` links the
-companion notebooks' styles on a notebook's page only, instead of on every page
-(``extra_css``).
+
+:func:`notebook_stylesheet` links the companion notebooks' styles on a notebook's page
+only, instead of on every page (``extra_css``).
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def grid_tables(page_html: str) -> str:
 #: it back inside a scrolling box once the page has loaded, which makes the browser style
 #: the whole page again. The book's tables carry this class, sit in that box from the
 #: start and get the theme's rules for a table with no class from ``book.css``
-#: (``tests/test_pages.py`` holds the two sets of rules equal).
+#: (``tests/test_book.py`` holds the two sets of rules equal).
 TABLE_CLASS = "pe-table"
 #: The theme's scrolling box around a table (``md-typeset__scrollwrap``).
 _WRAP = '<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
