@@ -15,9 +15,20 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DATA", "depth_grid", "passkey_by_length", "results", "seed_cell", "span"]
+__all__ = [
+    "DATA",
+    "RUNTIME_DATA",
+    "depth_grid",
+    "passkey_by_length",
+    "results",
+    "runtime_results",
+    "seed_cell",
+    "span",
+]
 
 DATA = Path(__file__).resolve().parents[1] / "docs" / "data" / "experiments"
+#: Runs of the runtimes themselves (``scripts/llama_cpp_check``): ``<name>.json``.
+RUNTIME_DATA = DATA.parent / "runtimes"
 
 
 @cache
@@ -26,6 +37,15 @@ def results(name: str) -> dict:
     path = DATA / f"{name}.json"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: run `python3 scripts/book.py experiments`")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
+def runtime_results(name: str = "llama_cpp") -> dict:
+    """The stored run of a runtime, ``docs/data/runtimes/<name>.json``."""
+    path = RUNTIME_DATA / f"{name}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run `python3 scripts/book.py llama-cpp`")
     return json.loads(path.read_text(encoding="utf-8"))
 
 

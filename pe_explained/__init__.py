@@ -89,6 +89,7 @@ from .runtimes import (
 from .self_extend import (
     group_attention_distances,
     group_attention_largest_distance,
+    group_attention_rotated_distances,
     self_extend_distances,
     self_extend_group_size,
     self_extend_largest_distance,
@@ -166,6 +167,7 @@ __all__ = [
     "self_extend_group_size",
     "group_attention_distances",
     "group_attention_largest_distance",
+    "group_attention_rotated_distances",
     "dual_chunk_position_ids",
     "dual_chunk_distances",
     "dual_chunk_largest_distance",

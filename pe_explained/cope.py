@@ -5,16 +5,21 @@ every key gets a gate from the query, and a key's position is the sum of the gat
 from it up to the query::
 
     g_ij = σ(q_i · k_j)                      (0 < g < 1)
-    p_ij = Σ_{k = j … i} g_ik                (j <= i; a fractional position)
+    p_ij = Σ_{t = j … i} g_it                (j <= i; a fractional position)
 
 With every gate 1 this is ``i − j + 1``, an ordinary relative position (counted
 from 1); with gates open only on, say, the last token of each sentence it counts
 sentences. A fractional position reads a table of learned vectors ``e[0 … P−1]``
-by linear interpolation, and the term added to the score is ``q_i · e[p_ij]``,
-computed as the paper's code does, by interpolating the products ``z_i[p] = q_i ·
-e[p]`` (the same number, since the dot product is linear)::
+(the paper's letter; the book writes φ, keeping e for a token's embedding) by linear
+interpolation, and the term added to the score is ``q_i · e[p_ij]``, computed as the
+paper's code does, by interpolating the products ``z_i[p] = q_i · e[p]`` (the same
+number, since the dot product is linear)::
 
     q_i · e[p] = (p − ⌊p⌋) · z_i[⌈p⌉] + (1 − p + ⌊p⌋) · z_i[⌊p⌋],    p clipped to P − 1
+
+The position depends on the content between key and query, not on the offset alone:
+keys at different offsets can share a position, and one offset can give different
+positions.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ __all__ = ["cope_bias", "cope_positions"]
 
 
 def cope_positions(gate_logits) -> np.ndarray:
-    """CoPE's contextual positions ``p_ij = Σ_{k=j…i} σ(z_ik)`` under a causal mask.
+    """CoPE's contextual positions ``p_ij = Σ_{t=j…i} σ(z_it)`` under a causal mask.
 
     Parameters
     ----------
@@ -60,7 +65,7 @@ def cope_positions(gate_logits) -> np.ndarray:
         raise ValueError(f"gate_logits must be square in its last two axes, got {z.shape}")
     causal = np.tril(np.ones((seq, seq), dtype=bool))
     gates = np.where(causal, 0.5 + 0.5 * np.tanh(0.5 * z), 0.0)  # g_ij = σ(z_ij), 0 after i
-    # p_ij = Σ_{k ≥ j} g_ik: a cumulative sum from the right
+    # p_ij = Σ_{t ≥ j} g_it: a cumulative sum from the right
     return np.flip(np.cumsum(np.flip(gates, -1), axis=-1), -1)
 
 

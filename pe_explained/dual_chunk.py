@@ -14,16 +14,19 @@ so no distance exceeds about the chunk size plus the local window ``w``, however
 the text, while the ``w`` nearest keys across a chunk border keep their exact distance.
 
 The paper's constant is ``c − 1``, the largest position of pre-training (``c`` tokens),
-and it calls ``s`` the chunk size. The code that models run — ChunkLlama's
-``chunkllama_attn_replace.py`` and vLLM's ``DualChunkRotaryEmbedding``, which serves
-Qwen2.5-1M — takes ``chunk_size`` and ``local_size`` from ``dual_chunk_attention_config``
-and cuts chunks of ``chunk_len = chunk_size − local_size`` tokens; its constant is
-``chunk_size`` itself. With ``chunk_size = c``, as ChunkLlama's vLLM instructions and
-Qwen2.5-1M's config set it, the code shows one distance more than the paper,
-``c`` instead of ``c − 1``. The functions here follow the code and take the paper's
-constant with ``pretraining_length=c``. (The paper sets ``s`` to 3/4 of ``c``, 3,072
-for Llama 2, section 4.1; ChunkLlama's own patch, ``replace_with_chunkllama``, sets
-``chunk_size = 3c/4`` and ``local_size = c/8``, so its chunks hold ``5c/8`` tokens.)
+and it calls ``s`` the chunk size. The code that models ran — ChunkLlama's
+``chunkllama_attn_replace.py`` and vLLM's ``DualChunkRotaryEmbedding`` (read at commit
+07b1349), which served Qwen2.5-1M with the ``DUAL_CHUNK_FLASH_ATTN`` attention backend
+of vLLM's V0 engine, up to vLLM 0.10 (the backend left with that engine in 0.11.0, and
+no backend of vLLM 0.33.0 runs Dual Chunk Attention) — takes ``chunk_size`` and
+``local_size`` from ``dual_chunk_attention_config`` and cuts chunks of ``chunk_len =
+chunk_size − local_size`` tokens; its constant is ``chunk_size`` itself. With
+``chunk_size = c``, as ChunkLlama's vLLM instructions and Qwen2.5-1M's config set it,
+the code shows one distance more than the paper, ``c`` instead of ``c − 1``. The
+functions here follow the code and take the paper's constant with
+``pretraining_length=c``. (The paper sets ``s`` to 3/4 of ``c``, 3,072 for Llama 2,
+section 4.1; ChunkLlama's own patch, ``replace_with_chunkllama``, sets ``chunk_size =
+3c/4`` and ``local_size = c/8``, so its chunks hold ``5c/8`` tokens.)
 """
 
 from __future__ import annotations
@@ -240,7 +243,8 @@ def dual_chunk_largest_distance(seq_len, chunk_size, local_size, *, pretraining_
 
 
 def dual_chunk_config(config) -> dict:
-    """Read and check a ``dual_chunk_attention_config`` as vLLM does, defaults filled in.
+    """Read and check a ``dual_chunk_attention_config`` as vLLM's DCA backend did (V0
+    engine, up to vLLM 0.10), defaults filled in.
 
     Parameters
     ----------
@@ -320,7 +324,8 @@ def dual_chunk_config(config) -> dict:
 
 
 def dual_chunk_attention_factor(seq_len, original_max_position_embeddings) -> float:
-    """The factor vLLM's DCA multiplies queries and keys by for a long sequence.
+    """The factor vLLM's DCA backend (V0 engine, up to 0.10) multiplied queries and keys
+    by for a long sequence.
 
     ::
 

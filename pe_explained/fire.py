@@ -4,15 +4,21 @@ FIRE learns the bias of every head as a function of the distance, with a small M
 ``f_θ`` (one input, one output per head), but first squeezes the distance into
 ``[0, 1]`` by dividing it by the query's own position, both passed through a log::
 
-    b[h, i, j] = f_θ( ψ(i − j) / ψ(max(L, i)) )_h,      ψ(x) = ln(c · x + 1)
+    b[h, i, j] = f_θ( ψ(i − j) / ψ(max(τ, i)) )_h,      ψ(x) = ln(c · x + 1)
 
-*Progressive interpolation*: for a query past the threshold ``L`` the input runs from
-0 (the key at the query) to exactly 1 (the first token), however long the sequence,
-so a longer context never feeds the MLP an input it has not seen. ``ψ`` spreads the
-small distances apart; ``c > 0`` and ``L > 0`` are learned. With a small ``c`` and a
-large ``L`` the input is about ``(i − j) / L`` and an MLP ``x ↦ −m L x`` gives ALiBi's
-bias ``−m (i − j)``: FIRE can express ALiBi (the paper's Theorem 3.1 also covers T5's
-bias and KERPLE).
+*Progressive interpolation*: for a query past the threshold ``τ`` (``threshold``; the
+paper calls it L, the book keeps L for a sequence's length) the input runs from 0 (the
+key at the query) to exactly 1 (the first token), however long the sequence, so a
+longer context never feeds the MLP an input it has not seen. ``ψ`` spreads the small
+distances apart; ``c > 0`` and ``τ > 0`` are learned. With a small ``c`` and a large
+``τ`` the input is about ``(i − j) / τ`` and an MLP ``x ↦ −m τ x`` gives ALiBi's bias
+``−m (i − j)``: FIRE can express ALiBi (the paper's Theorem 3.1 also covers T5's bias
+and KERPLE).
+
+The price is that FIRE is relative only for queries before ``τ``: past it the divisor
+grows with the query's position, so one offset gives a smaller input, and a different
+bias, the later the query. Moving a whole sequence along changes the inputs of every
+query that ends up past ``τ`` (all but the one for the key at the query itself).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ __all__ = ["fire_bias", "fire_normalized_distance"]
 
 
 def fire_normalized_distance(query_len, key_len=None, *, c=0.1, threshold=512.0) -> np.ndarray:
-    """FIRE's input to its MLP: ``ψ(i − j) / ψ(max(L, i))`` with ``ψ(x) = ln(c |x| + 1)``.
+    """FIRE's input to its MLP: ``ψ(i − j) / ψ(max(τ, i))`` with ``ψ(x) = ln(c |x| + 1)``.
 
     Parameters
     ----------
@@ -38,14 +44,14 @@ def fire_normalized_distance(query_len, key_len=None, *, c=0.1, threshold=512.0)
         The log transform's scale, > 0 (learned; 0.1 at initialisation in the paper's
         code).
     threshold : float, optional
-        ``L``, the smallest normaliser, > 0 (learned; 512 at initialisation): queries
-        before it are divided by ``ψ(L)``, not by ``ψ(i)``.
+        ``τ`` (the paper's L), the smallest normaliser, > 0 (learned; 512 at
+        initialisation): queries before it are divided by ``ψ(τ)``, not by ``ψ(i)``.
 
     Returns
     -------
     ndarray of float64, shape (query_len, key_len)
         In ``[0, 1]`` for keys at or before the query; exactly 1 for key 0 and a query
-        at ``i >= L``. Keys after the query get ``ψ(|i − j|) / ψ(max(L, i))``, as the
+        at ``i >= τ``. Keys after the query get ``ψ(|i − j|) / ψ(max(τ, i))``, as the
         reference code computes them before the causal mask.
 
     References
@@ -53,14 +59,14 @@ def fire_normalized_distance(query_len, key_len=None, *, c=0.1, threshold=512.0)
     Li, You, Guruganesh, Ainslie, Ontañón, Zaheer, Sanghai, Yang, Kumar and
     Bhojanapalli, "Functional Interpolation for Relative Positions Improves Long
     Context Transformers", ICLR 2024 (arXiv:2310.04418), section 3.2 and appendix code
-    (which adds 1e-6 to the denominator; left out here, since ``ψ(max(L, i)) > 0``).
+    (which adds 1e-6 to the denominator; left out here, since ``ψ(max(τ, i)) > 0``).
 
     Examples
     --------
     >>> x = fire_normalized_distance(4, threshold=2.0, c=1.0)
-    >>> x[1, :2].round(4).tolist()      # query 1 < L: divided by ψ(L) = ln 3
+    >>> x[1, :2].round(4).tolist()      # query 1 < τ: divided by ψ(τ) = ln 3
     [0.6309, 0.0]
-    >>> x[3].round(4).tolist()          # query 3 >= L: from 1 at key 0 down to 0
+    >>> x[3].round(4).tolist()          # query 3 >= τ: from 1 at key 0 down to 0
     [1.0, 0.7925, 0.5, 0.0]
     """
     query_len = check_int("query_len", query_len, minimum=1)
@@ -72,7 +78,7 @@ def fire_normalized_distance(query_len, key_len=None, *, c=0.1, threshold=512.0)
     queries = np.arange(key_len - query_len, key_len, dtype=np.float64)
     keys = np.arange(key_len, dtype=np.float64)
     distance = np.abs(queries[:, None] - keys[None, :])
-    # ψ(x) = ln(c x + 1); the input is ψ(i − j) / ψ(max(L, i))
+    # ψ(x) = ln(c x + 1); the input is ψ(i − j) / ψ(max(τ, i))
     return np.log1p(c * distance) / np.log1p(c * np.maximum(threshold, queries))[:, None]
 
 

@@ -25,7 +25,13 @@ class it follows (``transformers`` 5.23):
   scaling, attention factor 1);
 * Hunyuan (``hunyuan_v1_dense``, ``hunyuan_v1_moe``): a ``"dynamic"`` dict with a
   non-zero ``alpha`` is NTK-α, a fixed base ``θ · α^(d / (d − 2))`` with ``d =
-  head_dim`` (``HunYuanDenseV1RotaryEmbedding``), not dynamic scaling.
+  head_dim`` (``HunYuanDenseV1RotaryEmbedding``), not dynamic scaling;
+* ``max_position_embeddings`` when the file gives none (:data:`DEFAULT_MAX_POSITIONS`):
+  Gemma 3's 131,072 (``Gemma3TextConfig``, the text config of ``Gemma3Config`` too;
+  Gemma 3 27B-it's ``text_config`` states none), Gemma 3n's 32,768
+  (``Gemma3nTextConfig``). :func:`standardise` leaves the length alone; a runtime that
+  reads the configuration object, as vLLM does, sees this default
+  (:func:`~pe_explained.vllm_max_model_len`).
 
 :func:`standardise` returns a new dict and the notes a report shows about what it did.
 """
@@ -36,7 +42,7 @@ from collections.abc import Mapping
 
 from ._checks import check_float, check_int
 
-__all__ = ["DEFAULT_THETAS", "LEGACY_NAMES", "legacy_key", "standardise"]
+__all__ = ["DEFAULT_MAX_POSITIONS", "DEFAULT_THETAS", "LEGACY_NAMES", "legacy_key", "standardise"]
 
 #: ``default_theta`` of the configuration classes that do not use 10,000.
 DEFAULT_THETAS = {
@@ -49,6 +55,14 @@ DEFAULT_THETAS = {
     "minimax_m2": 5_000_000.0,
     "olmo3": 500_000.0,
     "smollm3": 2_000_000.0,
+}
+#: ``max_position_embeddings`` of the configuration classes whose files may leave it
+#: out (transformers 5.23; a multimodal family's entry is its text config's class).
+DEFAULT_MAX_POSITIONS = {
+    "gemma3": 131_072,
+    "gemma3_text": 131_072,
+    "gemma3n": 32_768,
+    "gemma3n_text": 32_768,
 }
 #: ``partial_rotary_factor`` of the classes that set one when the file gives none.
 _PARTIAL_DEFAULTS = {

@@ -52,6 +52,7 @@ import numpy as np
 
 from ._checks import (
     check_array,
+    check_bool,
     check_choice,
     check_int,
     check_integer_offsets,
@@ -263,18 +264,21 @@ def repeated_shift_error(
     return errors
 
 
-def cached_angle_error(positions, inv_freq_cached, inv_freq_current) -> np.ndarray:
+def cached_angle_error(positions, inv_freq_cached, inv_freq_current, *, wrap=True) -> np.ndarray:
     """The angle by which a cached key is off when the frequencies have changed since.
 
     A key cached at position ``m`` under frequencies ``ω`` carries the angles
     ``m ω_i``; a model now rotating with ``ω'`` (dynamic NTK at a new length,
     LongRoPE past its original context) expects ``m ω'_i``. The difference, wrapped
-    to ``(−π, π]``::
+    to ``(−π, π]`` by default::
 
-        error[m, i] = wrap(m (ω_i − ω'_i))
+        error[m, i] = wrap(m (ω_i − ω'_i))        (wrap=False: m (ω_i − ω'_i) itself)
 
-    A shift cannot repair it: turning the key by ``Δ`` adds ``Δ ω'_i``, one number
-    times the current ladder, while the error is ``m`` times another ladder.
+    Wrapped, it says where the key points, and π, half a turn, is its ceiling however
+    far the angle has run; unwrapped, it says how far: a pair off by more than π has
+    passed half a turn, and the wrapped value alone cannot tell it from a smaller
+    error. A shift cannot repair either: turning the key by ``Δ`` adds ``Δ ω'_i``, one
+    number times the current ladder, while the error is ``m`` times another ladder.
 
     Parameters
     ----------
@@ -283,11 +287,14 @@ def cached_angle_error(positions, inv_freq_cached, inv_freq_current) -> np.ndarr
     inv_freq_cached, inv_freq_current : array_like, shape (pairs,)
         The frequencies the keys were rotated with and those in use now
         (:func:`~pe_explained.rope_frequencies` with the two ``seq_len``).
+    wrap : bool, optional
+        True (the default): the angle wrapped to ``(−π, π]``; False: the whole angle
+        ``m (ω_i − ω'_i)``, unbounded.
 
     Returns
     -------
     ndarray of float64, shape (n, pairs)
-        Radians in ``(−π, π]``; zero where the frequencies agree.
+        Radians, in ``(−π, π]`` when wrapped; zero where the frequencies agree.
 
     References
     ----------
@@ -299,12 +306,19 @@ def cached_angle_error(positions, inv_freq_cached, inv_freq_current) -> np.ndarr
     --------
     >>> cached_angle_error([0, 100], [1.0, 0.01], [1.0, 0.005]).round(4).tolist()
     [[0.0, 0.0], [0.0, 0.5]]
+    >>> cached_angle_error([700], [1.0, 0.01], [1.0, 0.005]).round(4).tolist()
+    [[0.0, -2.7832]]
+    >>> cached_angle_error([700], [1.0, 0.01], [1.0, 0.005], wrap=False).round(4).tolist()
+    [[0.0, 3.5]]
     """
     pos = check_positions("positions", positions)
     cached = check_array("inv_freq_cached", inv_freq_cached, ndim=1, minimum=0)
     current = check_array("inv_freq_current", inv_freq_current, ndim=1, minimum=0)
     check_same_shape("inv_freq_cached", cached, "inv_freq_current", current)
+    wrap = check_bool("wrap", wrap)
     gap = np.multiply.outer(pos.astype(np.float64), cached - current)  # m (ω_i − ω'_i)
+    if not wrap:
+        return gap
     return np.pi - np.mod(np.pi - gap, 2 * np.pi)  # wrapped to (−π, π]
 
 

@@ -332,8 +332,9 @@ def _t5_shared(scheme) -> dict:
 _NOT_MODELLED = {
     "dual_chunk_attention_config": (
         "Dual Chunk Attention (Qwen2.5-1M) remaps positions inside and across chunks "
-        "at inference in the runtimes that read it (vLLM; transformers 5.23 ignores it): "
-        "the frequencies above are unchanged, the distances a query sees are not"
+        "at inference in the runtimes that ran it (vLLM up to 0.10, in its V0 engine; "
+        "vLLM 0.33.0 and transformers 5.23 do not): the frequencies above are unchanged, "
+        "the distances a query sees are not"
     ),
     "use_fope": "FoPE replaces RoPE's frequencies with learned Fourier series",
     "xdrope_section": "XD-RoPE splits the rotated pairs into sections of other positions",
@@ -468,7 +469,8 @@ def _notes(config, cfg: Mapping, path: str, positions) -> list[str]:
             f"{path}['attn_temperature_tuning'] = {tuning}: the modeling code tests only its "
             "truth; transformers 5.23's config class accepts only true or false"
         )
-    if positions and any(p.source == "rotary" for p in positions):
+    # without num_hidden_layers (positions None) the model is read as rotating
+    if positions is None or any(p.source == "rotary" for p in positions):
         known = HALVES_MODEL_TYPES | _INTERLEAVED_MODEL_TYPES
         if model_type not in known and cfg.get("rope_interleave") is None:
             notes.append(

@@ -35,6 +35,7 @@ import numpy as np
 
 from ._checks import check_choice, check_int, check_optional
 from .hf_config import ALL_LAYERS, ROPE_KEYS, _check_config, _text_part, rope_settings
+from .hf_families import DEFAULT_MAX_POSITIONS
 from .hf_nonrotary import nonrotary_positions
 from .rope import rope_frequencies
 
@@ -147,8 +148,10 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
       is set with ``--override-kv ARCH.rope.scaling.attn_factor=float:A/(0.1 ln s + 1)``;
       DeepSeek's ``mscale``/``mscale_all_dim`` ratio with
       ``--override-kv ARCH.rope.scaling.yarn_log_multiplier=float:0.1·mscale_all_dim``
-      (the loader divides the key by 0.1, ``llama-model.cpp``). ``ARCH`` stands for
-      the GGUF's ``general.architecture``;
+      (the ``deepseek2`` and ``deepseek32`` loaders divide the key by 0.1); Mistral 3's
+      loader reads the key as the converter wrote it, so nothing is printed for it
+      (:data:`YARN_LOG_MULTIPLIER_LOADERS`). ``ARCH`` stands for the GGUF's
+      ``general.architecture``;
     * sliding-window layers take their base from ``ARCH.rope.freq_base_swa``.
 
     Warnings say what the flags cannot express: Llama 3's rule and LongRoPE's factors
@@ -202,7 +205,9 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
     if s.rope_type == "linear":
         args += ["--rope-scaling", "linear", "--rope-freq-scale", _number(1 / scaling["factor"])]
     elif s.rope_type == "yarn":
-        _llama_cpp_yarn(s, scaling, args, warn, note, sliding=len(settings) > 1)
+        _llama_cpp_yarn(
+            s, scaling, args, warn, note, sliding=len(settings) > 1, family=_family(config)
+        )
     elif s.rope_type != "longrope":
         args += ["--rope-scaling", "none"]
     if s.rope_type == "llama3":
@@ -231,6 +236,7 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
     if "mrope_section" in s.extra:
         note.append(f"M-RoPE sections: the GGUF's {ARCH}.rope.dimension_sections (no flag)")
     _other_layer_types(settings, primary, args, warn, note)
+    _layer_pattern(config, args, warn)
     if _text_part(config)[0].get("dual_chunk_attention_config"):
         warn.append(
             "dual_chunk_attention_config: llama.cpp b8457 has no Dual Chunk Attention; "
@@ -238,6 +244,14 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
         )
     if n is not None:
         args += ["-c", str(n)]
+        if s.rope_type == "yarn":
+            reach = int(float(scaling["factor"]) * s.original_max_position_embeddings)
+            if reach > n:
+                note.append(
+                    f"YaRN ×{float(scaling['factor']):g} of {s.original_max_position_embeddings} "
+                    f"reaches {reach} tokens; -c {n} is the config's max_position_embeddings "
+                    "(a larger --seq-len asks for more)"
+                )
     if any(a.startswith(ARCH + ".") for a in args):
         note.append(f"{ARCH}: the GGUF's general.architecture (llama, qwen2, …)")
     return result
@@ -246,12 +260,48 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
 def _dynamic_base(settings, n) -> float:
     """The base transformers' dynamic NTK uses at ``n`` tokens (its own at load without n),
     read back from the frequencies :func:`~pe_explained.rope_frequencies` gives there."""
+    if n is None or n <= settings.max_position_embeddings:
+        return float(settings.rope_theta)  # transformers rescales only past this length
     inv_freq, _ = settings.frequencies(n)
     # ω_1 = base'^(−2/d)  ⇔  base' = ω_1^(−d/2)
     return float(inv_freq[1] ** (-settings.rotary_dim / 2))
 
 
-def _llama_cpp_yarn(s, scaling, args, warn, note, *, sliding) -> None:
+#: The families whose llama.cpp loader reads ``{arch}.rope.scaling.yarn_log_multiplier``
+#: (llama.cpp 0c1e57098, ``src/models/*.cpp``, ``load_hparams``): model_type → the GGUF
+#: architecture the converter gives them, and whether the loader divides the key by 0.1
+#: (``deepseek2.cpp``, ``deepseek32.cpp``: [TAG_DEEPSEEK2_YARN_LOG_MUL_FIX]) or reads it
+#: as it is (``mistral3.cpp``). Every other architecture ignores the key.
+YARN_LOG_MULTIPLIER_LOADERS = {
+    "deepseek_v2": ("deepseek2", True),
+    "deepseek_v3": ("deepseek2", True),
+    "kimi_k2": ("deepseek2", True),
+    "deepseek_v32": ("deepseek32", True),
+    "mistral3": ("mistral3", False),
+    "ministral3": ("mistral3", False),
+}
+
+
+def _yarn_log_loader(family):
+    """(architecture, divides by 0.1) for a family whose loader reads the key, else None."""
+    for model_type in family:
+        if model_type in YARN_LOG_MULTIPLIER_LOADERS:
+            return YARN_LOG_MULTIPLIER_LOADERS[model_type]
+    return None
+
+
+def _mscale(scale: float, mscale: float) -> float:
+    """``get_mscale`` of llama-context.cpp: 1 for s <= 1, else 0.1 · mscale · ln s + 1."""
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+def _family(config) -> tuple[str, ...]:
+    """The config's model types, outer first (a multimodal config and its text part)."""
+    cfg, _ = _text_part(config)
+    return tuple(str(c.get("model_type")) for c in (config, cfg) if c.get("model_type"))
+
+
+def _llama_cpp_yarn(s, scaling, args, warn, note, *, sliding, family=()) -> None:
     factor = float(scaling["factor"])
     fast, slow = _yarn_betas(scaling)
     args += ["--rope-scaling", "yarn", "--rope-freq-scale", _number(1 / factor)]
@@ -261,17 +311,29 @@ def _llama_cpp_yarn(s, scaling, args, warn, note, *, sliding) -> None:
     _, attention = s.frequencies()
     builtin = 1.0 + 0.1 * math.log(factor)  # llama-context.cpp × rope_yarn: 0.1 ln s + 1
     mscale, mscale_all_dim = scaling.get("mscale"), scaling.get("mscale_all_dim")
-    if scaling.get("attention_factor") is None and mscale and mscale_all_dim:
-        # the loader divides the key by 0.1 (llama-model.cpp, load_hparams)
-        args += ["--override-kv", f"{ARCH}.rope.scaling.yarn_log_multiplier=float:"]
-        args[-1] += _number(0.1 * mscale_all_dim)
-        note.append(
-            "mscale / mscale_all_dim: llama.cpp reads mscale_all_dim from "
-            f"{ARCH}.rope.scaling.yarn_log_multiplier (deepseek2, mistral3 and mistral4 "
-            "architectures) and takes mscale = mscale_all_dim for deepseek2, 1 for the others"
-        )
-        if mscale not in (1.0, mscale_all_dim):
-            warn.append(f"mscale {mscale:g}: llama.cpp takes it as 1 or as mscale_all_dim")
+    loader = _yarn_log_loader(family)
+    if scaling.get("attention_factor") is None and mscale and mscale_all_dim and loader:
+        arch, divides = loader
+        if divides:  # the loader divides the key by 0.1 (src/models/deepseek2.cpp)
+            args += ["--override-kv", f"{ARCH}.rope.scaling.yarn_log_multiplier=float:"]
+            args[-1] += _number(0.1 * mscale_all_dim)
+            note.append(
+                f"mscale / mscale_all_dim: llama.cpp's {arch} loader reads mscale_all_dim "
+                f"from {ARCH}.rope.scaling.yarn_log_multiplier divided by 0.1, and takes "
+                "mscale = mscale_all_dim"
+            )
+        else:  # src/models/mistral3.cpp reads the key as it is; the converter wrote it so
+            note.append(
+                f"mscale_all_dim: llama.cpp's {arch} loader reads it as it is from "
+                f"{ARCH}.rope.scaling.yarn_log_multiplier, where convert_hf_to_gguf.py "
+                "writes it: no override (an override of 0.1 would make the attention "
+                f"factor {_mscale(factor, 1.0) / _mscale(factor, 0.1):.4f})"
+            )
+        taken = mscale_all_dim if divides else 1.0  # llama_context: mscale 1 but deepseek2
+        if not math.isclose(mscale, taken, rel_tol=1e-12) and not (
+            divides and math.isclose(mscale, 1.0)
+        ):
+            warn.append(f"mscale {mscale:g}: llama.cpp's {arch} loader takes it as {taken:g}")
     elif not math.isclose(attention, builtin, rel_tol=1e-12):
         args += ["--override-kv", f"{ARCH}.rope.scaling.attn_factor=float:"]
         args[-1] += _number(attention / builtin)
@@ -292,6 +354,35 @@ def _llama_cpp_yarn(s, scaling, args, warn, note, *, sliding) -> None:
             "truncate: false cannot be expressed: llama.cpp always rounds YaRN's ramp to "
             f"whole pairs (ggml_rope_yarn_corr_dims); frequencies differ by up to {gap:.1%}"
         )
+
+
+#: Families whose llama.cpp loader takes the sliding-window layers from a period, not from
+#: the config's ``layer_types`` (the converter writes no pattern): model_type → the period
+#: ``load_swa_pattern`` assumes (llama.cpp 0c1e57098, ``src/models/gemma3.cpp``): layer
+#: ``i`` slides unless ``i % P == P − 1``. ``{arch}.attention.sliding_window_pattern``
+#: given as an integer sets another period.
+SLIDING_PERIODS = {"gemma3": 6, "gemma3_text": 6}
+
+
+def _layer_pattern(config, args, warn) -> None:
+    """The override that gives llama.cpp a Gemma 3's sliding layers, or a warning."""
+    period = next((SLIDING_PERIODS[f] for f in _family(config) if f in SLIDING_PERIODS), None)
+    layer_types = _text_part(config)[0].get("layer_types")
+    if period is None or not layer_types:
+        return
+    full = [i for i, kind in enumerate(layer_types) if kind != "sliding_attention"]
+    if not full:
+        return
+    p = full[0] + 1  # a period P has its first full layer at P − 1
+    if all((kind != "sliding_attention") == (i % p == p - 1) for i, kind in enumerate(layer_types)):
+        if p != period:
+            args += ["--override-kv", f"{ARCH}.attention.sliding_window_pattern=int:{p}"]
+        return
+    warn.append(
+        f"layer_types: llama.cpp's gemma3 loader takes every {period}th layer as global, or "
+        "a period given as attention.sliding_window_pattern; this config's layers follow no "
+        "period and cannot be expressed"
+    )
 
 
 def _other_layer_types(settings, primary, args, warn, note) -> None:
@@ -345,12 +436,28 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
     from it, 10000 where it holds none (``rotary_embedding/__init__.py``). Then
     ``--max-model-len N``: ``seq_len``, else ``max_position_embeddings``.
 
+    vLLM refuses an ``N`` above the length it derives from the config it reads, the
+    overrides applied (:func:`vllm_max_model_len`; ``_get_and_verify_max_len``),
+    unless ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`` is set. For such an ``N`` the override
+    also sets ``max_position_embeddings`` (and any smaller length key of the config)
+    to ``N``, so that the arguments printed are accepted, with a warning; LongRoPE's
+    attention factor, which vLLM computes from ``max_position_embeddings``, is then
+    stated as ``short_mscale`` and ``long_mscale``. vLLM 0.33.0 does not multiply a
+    YaRN config's length by its ``factor``: turning YaRN on takes both the RoPE
+    settings and the longer ``max_position_embeddings``. (Before vLLM pull request
+    #56446, merged in September 2026, ``_get_and_verify_max_len`` took a YaRN
+    config's length as ``original_max_position_embeddings × factor``; read at commit
+    0052a5b of ``config/model.py``.)
+
     Warnings: dynamic NTK (vLLM keeps one base; the one printed is the base
     ``transformers`` uses at ``N`` tokens), LongRoPE (vLLM uses the long factors at
     every position once ``N`` exceeds the original context,
-    ``phi3_long_rope_scaled_rope.py``), and an ``N`` above the maximum vLLM derives
-    (:func:`vllm_max_model_len`), which it refuses unless
-    ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``.
+    ``phi3_long_rope_scaled_rope.py``), an ``N`` above the length vLLM derives, and a
+    ``dual_chunk_attention_config``: vLLM 0.33.0 passes it to its attention layers
+    but no backend of its engine runs Dual Chunk Attention. Its one backend
+    (``DUAL_CHUNK_FLASH_ATTN``) belonged to the V0 engine and left with it in 0.11.0
+    (vLLM pull request #25351; issue #49296); it ran on vLLM up to 0.10, with
+    ``VLLM_USE_V1=0`` and ``VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN``.
 
     Parameters
     ----------
@@ -376,33 +483,45 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
     """
     seq_len, settings, primary, result, positions = _start("vllm", config, seq_len)
     args, warn, note = result["arguments"], result["warnings"], result["notes"]
-    limit = vllm_max_model_len(config)
     if settings is None:
         if (context := seq_len or positions) is not None:
             args += ["--max-model-len", str(context)]
         return result
     s = settings[primary]
+    n = _context(s, seq_len)
     types = [name for name, entry in settings.items() if entry is not None]
+    overrides: dict = {}
     if set(types) <= {ALL_LAYERS, "full_attention", "sliding_attention"}:
+        printed = {k: _vllm_parameters(e, seq_len) for k, e in settings.items() if e is not None}
         if len(settings) == 1:
-            params = _vllm_parameters(s, seq_len)
+            overrides["rope_parameters"] = printed[primary]
         else:
-            params = {
-                name: None if entry is None else _vllm_parameters(entry, seq_len)
-                for name, entry in settings.items()
-            }
-        # a multimodal config's RoPE lives in its text_config (hf_config._text_part)
-        nested = _text_part(config)[1] != "config"
-        overrides = {"rope_parameters": params}
-        if nested:
-            overrides = {"text_config": overrides}
-        args += ["--hf-overrides", json.dumps(overrides, allow_nan=False)]
+            overrides["rope_parameters"] = {name: printed.get(name) for name in settings}
+        rope = list(printed.values())  # the RoPE dicts vLLM reads, overrides applied
     else:
         warn.append(
             f"layer types {', '.join(map(repr, types))}: vLLM's model code for this family "
-            "reads them; no --hf-overrides printed"
+            "reads them; no rope_parameters in --hf-overrides"
         )
-    n = _context(s, seq_len)
+        printed, rope = {}, [_rope_dict(e) for e in settings.values() if e is not None]
+    limit = _vllm_limits(config, rope)
+    if n is not None and n > limit["limit"]:
+        overrides.update(_longer(config, n))
+        for name, params in printed.items():  # vLLM: LongRoPE's factor from the length
+            if params["rope_type"] == "longrope":
+                attention = float(settings[name].frequencies(n)[1])
+                params.setdefault("short_mscale", attention)
+                params.setdefault("long_mscale", attention)
+        warn.append(
+            f"--max-model-len {n} is above the {limit['limit']} vLLM derives from "
+            f"{limit['key']}, which it refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: the "
+            f"override sets max_position_embeddings to {n}, past the length the config gives"
+        )
+    if overrides:
+        # a multimodal config's RoPE lives in its text_config (hf_config._text_part)
+        if _text_part(config)[1] != "config":
+            overrides = {"text_config": overrides}
+        args += ["--hf-overrides", json.dumps(overrides, allow_nan=False)]
     if s.rope_type == "proportional" and (s.scaling or {}).get("factor") not in (None, 1.0):
         warn.append("proportional RoPE: vLLM's Gemma4RotaryEmbedding does not read factor")
     if s.rope_type == "dynamic":
@@ -417,14 +536,16 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
             "factors at every position (phi3_long_rope_scaled_rope.py); transformers switches "
             f"past {s.original_max_position_embeddings} tokens of the current sequence"
         )
+    if _text_part(config)[0].get("dual_chunk_attention_config"):
+        warn.append(
+            "dual_chunk_attention_config: vLLM 0.33.0 passes it to its attention layers, but "
+            "no backend of its engine runs Dual Chunk Attention; its one backend, "
+            "DUAL_CHUNK_FLASH_ATTN, belonged to the V0 engine and left with it in 0.11.0 "
+            "(vLLM pull request #25351). It ran on vLLM up to 0.10, with VLLM_USE_V1=0 and "
+            "VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN"
+        )
     if n is not None:
         args += ["--max-model-len", str(n)]
-        if n > limit["limit"]:
-            warn.append(
-                f"--max-model-len {n} is above the {limit['limit']} vLLM derives from "
-                f"{limit['key']}: it refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set "
-                "or the config states a longer max_position_embeddings"
-            )
     note.append(
         f"without --max-model-len vLLM serves {limit['default']} tokens (from {limit['key']}"
         ", or a smaller model_max_length in tokenizer_config.json)"
@@ -443,6 +564,12 @@ def vllm_max_model_len(config) -> dict:
     ``--max-model-len`` vLLM serves that length, except for LongRoPE, where it serves
     ``original_max_position_embeddings``; a larger ``--max-model-len`` is refused.
     (A tokenizer's ``model_max_length`` can lower both; it is not in the config.)
+
+    vLLM reads the keys from ``transformers``' configuration object, not from the file:
+    where the text config states no ``max_position_embeddings``, its class's default
+    stands (:data:`~pe_explained.hf_families.DEFAULT_MAX_POSITIONS`: 131,072 for Gemma
+    3, whose 27B-it file states none), and vLLM's own 2,048 only where no length key
+    is set at all.
 
     Parameters
     ----------
@@ -464,31 +591,67 @@ def vllm_max_model_len(config) -> dict:
     """
     _check_config(config)
     cfg, _ = _text_part(config)
-    length, key = math.inf, None
-    for name in _VLLM_LENGTH_KEYS:
-        if cfg.get(name) is not None:
-            value = check_int(f"config[{name!r}]", cfg[name], minimum=1)
-            if value < length:
-                length, key = value, name
-    if cfg.get("model_max_length"):
-        length, key = cfg["model_max_length"], "model_max_length"
-    if key is None:
-        length, key = 2048, "vLLM's default (no length key in the config)"
     rotary = any(k in cfg for k in ROPE_KEYS) or nonrotary_positions(config) is None
     # rope_settings refuses a config that states neither RoPE nor another known scheme
-    settings = [s for s in rope_settings(config).values() if s is not None] if rotary else []
+    settings = rope_settings(config).values() if rotary else ()
+    return _vllm_limits(config, [_rope_dict(s) for s in settings if s is not None])
+
+
+def _rope_dict(settings) -> dict:
+    """One layer type's RoPE as the dict vLLM's length rule reads (type, ``factor``)."""
+    return {**(settings.scaling or {}), "rope_type": settings.rope_type}
+
+
+def _vllm_length(config) -> tuple[int, str]:
+    """The length ``_get_and_verify_max_len`` starts from, and the key it comes from."""
+    cfg, _ = _text_part(config)
+    values = {}
+    for name in _VLLM_LENGTH_KEYS:
+        if cfg.get(name) is not None:
+            values[name] = check_int(f"config[{name!r}]", cfg[name], minimum=1)
+    family = cfg.get("model_type", config.get("model_type"))
+    if "max_position_embeddings" not in values and family in DEFAULT_MAX_POSITIONS:
+        # vLLM reads the configuration object: its class's default where the file has none
+        values["max_position_embeddings"] = DEFAULT_MAX_POSITIONS[family]
+        named = {"max_position_embeddings": f"max_position_embeddings of {family}'s class"}
+    else:
+        named = {}
+    if values.get("model_max_length"):
+        return values["model_max_length"], "model_max_length"
+    if not values:
+        return 2048, "vLLM's default (no length key in the config)"
+    key = min(values, key=values.get)  # the smallest; the first of equals
+    return values[key], named.get(key, key)
+
+
+def _vllm_limits(config, rope: list[dict]) -> dict:
+    """:func:`vllm_max_model_len` for the RoPE dicts vLLM reads (the file's or an
+    override's)."""
+    length, key = _vllm_length(config)
+    cfg, _ = _text_part(config)
     model_type = str(config.get("model_type", cfg.get("model_type", "")))
-    if settings and "gemma3" not in model_type:
+    if rope and "gemma3" not in model_type:
         factor = 1.0
-        for s in settings:
-            if s.rope_type not in _VLLM_UNSCALED and s.scaling is not None:
-                factor = float(s.scaling.get("factor", factor) or 1.0)
+        for params in rope:
+            if params["rope_type"] not in _VLLM_UNSCALED and "factor" in params:
+                factor = float(params["factor"] or 1.0)
         length = length * factor
     limit = int(length)
     default = limit
-    if any(s.rope_type == "longrope" for s in settings):
+    if any(params["rope_type"] == "longrope" for params in rope):
         default = int(config.get("original_max_position_embeddings", limit))
     return {"limit": limit, "default": default, "key": key}
+
+
+def _longer(config, n: int) -> dict:
+    """The length keys that let vLLM accept ``--max-model-len n``: ``max_position_embeddings``
+    and every smaller length key the text config sets, all ``n``."""
+    cfg, _ = _text_part(config)
+    longer = {"max_position_embeddings": n}
+    for name in _VLLM_LENGTH_KEYS:
+        if cfg.get(name) is not None and cfg[name] < n:
+            longer[name] = n
+    return longer
 
 
 def runtime_arguments(config, runtime, *, seq_len=None) -> dict:
@@ -554,6 +717,8 @@ _MAXLEN = "config/model.py (_get_and_verify_max_len)"
 _ARG = "common/arg.cpp @ 41e78c5"
 _CONVERT = "convert_hf_to_gguf.py @ 0024aa7"
 _LOAD = "src/llama-model.cpp (load_hparams)"
+#: The llama.cpp commit built and run (llama-cpp-python 0.3.36; scripts/llama_cpp_check).
+_RUN = "0c1e57098"
 _SAME = "the same keys in `rope_parameters`"
 
 #: How each setting the library models is spelled in each project: per setting, per
@@ -657,9 +822,17 @@ RUNTIME_SPELLINGS = (
             "llama.cpp": (
                 "GGUF `.rope.scaling.type` `yarn`, `.factor`, `.original_context_length`; "
                 "`--rope-scaling yarn --rope-freq-scale 1/s --yarn-orig-ctx L "
-                "--yarn-beta-fast --yarn-beta-slow`; the ramp's ends are always rounded to "
+                "--yarn-beta-fast --yarn-beta-slow`; the GGUF's `.rope.scaling.yarn_beta_fast` "
+                "and `_slow` are read by the `grok` and `mistral3` loaders only (the others "
+                "take 32 and 1), hence the flags; the ramp's ends are always rounded to "
                 "whole pairs (no `truncate`)",
-                (_LOAD, _ARG, "ggml/src/ggml.c (ggml_rope_yarn_corr_dims)"),
+                (
+                    _LOAD,
+                    _ARG,
+                    "ggml/src/ggml.c (ggml_rope_yarn_corr_dims)",
+                    f"src/models/grok.cpp @ {_RUN}",
+                    f"src/models/mistral3.cpp @ {_RUN}",
+                ),
             ),
         },
     ),
@@ -682,10 +855,16 @@ RUNTIME_SPELLINGS = (
             ),
             "llama.cpp": (
                 "YaRN: (0.1 ln s + 1) × GGUF `.rope.scaling.attn_factor`, "
-                "`--yarn-attn-factor` overwritten; DeepSeek's ratio from "
-                "`.rope.scaling.yarn_log_multiplier`; LongRoPE: `.rope.scaling.attn_factor` "
-                "× `--yarn-attn-factor`",
-                ("src/llama-context.cpp", "ggml/src/ggml-cpu/ops.cpp (rope_yarn)"),
+                "`--yarn-attn-factor` overwritten; DeepSeek's and Mistral 3's ratio from "
+                "`.rope.scaling.yarn_log_multiplier` (divided by 0.1 by the `deepseek2` and "
+                "`deepseek32` loaders, read as it is by `mistral3`); LongRoPE: "
+                "`.rope.scaling.attn_factor` × `--yarn-attn-factor`",
+                (
+                    "src/llama-context.cpp",
+                    "ggml/src/ggml-cpu/ops.cpp (rope_yarn)",
+                    f"src/models/deepseek2.cpp @ {_RUN}",
+                    f"src/models/mistral3.cpp @ {_RUN}",
+                ),
             ),
         },
     ),
@@ -735,8 +914,10 @@ RUNTIME_SPELLINGS = (
             "transformers 5": ("`max_position_embeddings`", (_V5,)),
             "vLLM": (
                 "`--max-model-len`; by default the config's length (× `factor` for linear and "
-                "dynamic; LongRoPE: L); a larger one is refused unless "
-                "`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`",
+                "dynamic; LongRoPE: L), read from the configuration object (a length the "
+                "file leaves out: its class's default); a larger one is refused unless "
+                "`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` or `--hf-overrides` gives a longer "
+                "`max_position_embeddings`",
                 (_MAXLEN,),
             ),
             "llama.cpp": (

@@ -42,6 +42,7 @@ __all__ = [
     "self_extend_group_size",
     "group_attention_distances",
     "group_attention_largest_distance",
+    "group_attention_rotated_distances",
 ]
 
 #: The two ways of shifting the grouped query positions (see the module docstring).
@@ -361,3 +362,90 @@ def group_attention_largest_distance(seq_len, group_size, group_width, *, batch_
     grouped = m * group_width
     # pos(i) − pos(0) = g / G + (i − g)
     return int((grouped // group_size + last - grouped).max())
+
+
+def _seq_add(cell, turn, p0, p1, delta) -> None:
+    """``llama_memory_seq_add``: cells in [p0, p1) move by ``delta``; ``pos_add`` records
+    ``shift += d``, so their keys turn by ``delta`` too."""
+    moved = (cell >= p0) & (cell < p1)
+    cell[moved] += delta
+    turn[moved] += delta
+
+
+def _seq_div(cell, turn, p0, p1, d) -> None:
+    """``llama_memory_seq_div``: cells in [p0, p1) go to ``p // d``; ``pos_div`` records
+    ``shift += p_old − p_new``, so their keys turn by ``p − p // d``, the other way."""
+    moved = (cell >= p0) & (cell < p1)
+    old = cell[moved]
+    cell[moved] = old // d
+    turn[moved] += old - old // d
+
+
+def group_attention_rotated_distances(
+    seq_len, group_size, group_width, *, batch_size=1
+) -> np.ndarray:
+    """The distances llama.cpp's group attention *rotates* its cached keys to, query by query.
+
+    :func:`group_attention_distances` gives the positions the cache cells hold, which is
+    what group attention intends. The keys themselves are turned by the K-shift that runs
+    before the next batch, by each cell's accumulated shift; since the refactor into
+    ``src/llama-kv-cells.h``, ``pos_add`` records ``shift += d`` (new − old) but
+    ``pos_div`` records ``shift += p_old − p_new`` (old − new), so a key at cell
+    position ``p`` divided by ``G`` is rotated to ``2p − p // G`` while its cell says
+    ``p // G``. This function replays ``llama-completion``'s group-attention loop on
+    the cache as that code does it — ``seq_add`` moves a cell and its rotation by
+    ``d``, ``seq_div`` moves the cell to ``p // G`` and its rotation by ``p − p // G``
+    — and returns, for each query ``i`` (rotated at its own cell position), its cell
+    position minus each earlier key's rotation. Measured on llama.cpp 0c1e57098 (the
+    keys of a one-layer model after ``llama_memory_seq_div``, against transformers at
+    those positions): chapter 26 and ``docs/data/runtimes/llama_cpp.json``.
+
+    Parameters
+    ----------
+    seq_len, group_size, group_width, batch_size
+        As for :func:`group_attention_distances`.
+
+    Returns
+    -------
+    ndarray of int64, shape (seq_len, seq_len)
+        Query ``i``'s position minus the position key ``j``'s rotation encodes; 0 above
+        the diagonal. Negative where a key is rotated past its query.
+
+    References
+    ----------
+    ggml-org/llama.cpp 0c1e57098: ``tools/completion/completion.cpp``, ``main()``, the
+    block "context extension via Self-Extend"; ``src/llama-kv-cells.h``, ``pos_add`` and
+    ``pos_div``; ``src/llama-kv-cache.cpp``, ``build_graph_shift`` (the K-shift).
+
+    Examples
+    --------
+    >>> group_attention_distances(9, 2, 4)[8].tolist()            # the cells
+    [4, 4, 3, 3, 2, 2, 1, 1, 0]
+    >>> group_attention_rotated_distances(9, 2, 4)[8].tolist()    # the rotations
+    [4, 2, 1, -1, -2, -4, -5, -7, 0]
+    """
+    seq_len = check_int("seq_len", seq_len, minimum=0)
+    group_size, group_width, batch_size = _group_attention_args(group_size, group_width, batch_size)
+    check_size("seq_len", seq_len**2, limit=MAX_ENTRIES, what="a distance matrix")
+    cell = np.zeros(seq_len, dtype=np.int64)  # the position each cached cell holds
+    turn = np.zeros(seq_len, dtype=np.int64)  # the position its key is rotated to
+    out = np.zeros((seq_len, seq_len), dtype=np.int64)
+    n_past = ga_i = 0
+    g, w = group_size, group_width
+    for start in range(0, seq_len, batch_size):
+        cached = (cell[:start], turn[:start])  # views: the cells already in the cache
+        while n_past >= ga_i + w:  # completion.cpp, before each batch
+            ib = (g * ga_i) // w
+            bd = (w // g) * (g - 1)
+            dd = (w // g) - ib * bd - w
+            _seq_add(*cached, ga_i, n_past, ib * bd)
+            _seq_div(*cached, ga_i + ib * bd, ga_i + ib * bd + w, g)
+            _seq_add(*cached, ga_i + ib * bd + w, n_past + ib * bd, dd)
+            n_past -= bd
+            ga_i += w // g
+        stop = min(start + batch_size, seq_len)
+        cell[start:stop] = turn[start:stop] = n_past + np.arange(stop - start)
+        n_past += stop - start
+        for i in range(start, stop):  # the K-shift has run: keys at their rotations
+            out[i, : i + 1] = cell[i] - turn[: i + 1]
+    return out

@@ -70,7 +70,9 @@ def streaming_positions(total, n_sink, window, *, mode="cache") -> tuple[np.ndar
     n_sink : int
         Attention sinks: the first tokens, kept for ever (4 in the paper); >= 0.
     window : int
-        Recent tokens kept, the current one included; >= 1.
+        Recent tokens kept, the current one included; >= 1. The reference code's
+        ``StartRecentKVCache(start_size, recent_size)`` keeps ``recent_size`` tokens
+        before the current one joins, so ``window = recent_size + 1``.
     mode : {"cache", "original"}, optional
         ``"cache"``: positions within the cache, ``0 … n_kept − 1`` (the paper's);
         ``"original"``: the tokens' indices in the stream.

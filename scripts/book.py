@@ -8,6 +8,9 @@
                                     [--jobs N] [--quick] [--out DIR] [--units DIR]
                                     # train the book's tiny models (PyTorch) and write
                                     # docs/data/experiments/ (--quick: a miniature)
+    python3 scripts/book.py llama-cpp [--install] [--check]
+                                    # build llama.cpp from source (once, into .venv), run
+                                    # the printed flags on it, write docs/data/runtimes/
 
 Each command first makes sure ``.venv`` exists and holds exactly the packages in
 requirements.txt, the library ``pe_explained`` (editable) and the book's own
@@ -109,12 +112,24 @@ def _torch() -> None:
     )
 
 
+def _transformers() -> None:
+    """Install transformers==5.23.0 into .venv unless it imports there (llama-cpp only)."""
+    python = str(BIN / "python")
+    if subprocess.run([python, "-c", "import transformers"], capture_output=True).returncode:
+        _say("installing transformers 5.23.0 for the llama.cpp comparisons (first run only)")
+        subprocess.run(
+            [python, "-m", "pip", "--disable-pip-version-check", "--quiet", "install"]
+            + ["transformers==5.23.0"],
+            check=True,
+        )
+
+
 def _run(args: list[str]) -> int:
     return subprocess.run(args, cwd=ROOT, env=_env()).returncode
 
 
 def main(argv: list[str]) -> int:
-    commands = ("serve", "build", "test", "setup", "experiments")
+    commands = ("serve", "build", "test", "setup", "experiments", "llama-cpp")
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
@@ -129,6 +144,11 @@ def main(argv: list[str]) -> int:
     if command == "experiments":
         _torch()
         return _run([str(BIN / "python"), str(ROOT / "scripts" / "experiments" / "run.py"), *rest])
+    if command == "llama-cpp":
+        _torch()
+        _transformers()
+        script = ROOT / "scripts" / "llama_cpp_check" / "run.py"
+        return _run([str(BIN / "python"), str(script), *rest])
     return _run([str(BIN / "python"), "-m", "pytest", *rest])
 
 

@@ -18,7 +18,7 @@ import pe_book
 from pe_book import TABLES, VALUES
 from pe_book.chapters import cache_positions as ch
 from pe_book.chapters.cache_positions import cases, common, moves
-from pe_explained import streaming_distances
+from pe_explained import cached_angle_error, streaming_distances
 
 pe_book.load_all()
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "inference" / "kv-cache.md"
@@ -132,10 +132,17 @@ def test_the_mrope_move_is_the_ids_advance():
     assert sum(cases._mrope_section()) == ch.HEAD_DIM // 2
 
 
-def test_dynamic_ntk_stale_angles_reach_half_a_turn_and_no_shift_repairs_them():
-    """'reaches 3.14 radians, half a turn'; 'off by … unshifted and by … after the best of
-    every whole shift'."""
-    assert _number("dynamic_angle_max") == pytest.approx(math.pi, abs=0.01)
+def test_dynamic_ntk_stale_angles_pass_half_a_turn_and_no_shift_repairs_them():
+    """'reaches 171.8 radians … the last of those keys has 45 of its 64 pairs off by more
+    than half a turn'; 'off by … unshifted and by … after the best of every whole shift'.
+    Wrapped to (−π, π], as cached_angle_error gives it by default, the angle stops at π:
+    the page quotes it unwrapped."""
+    short, long = cases._dynamic()
+    assert np.abs(cached_angle_error(ch.CONTEXT, short, long)).max() <= math.pi
+    assert VALUES["cache_positions.dynamic_angle_max"].text() == "171.8"
+    assert VALUES["cache_positions.dynamic_pairs_off"].text() == "45"
+    assert VALUES["cache_positions.dynamic_pairs"].text() == "64" == str(ch.HEAD_DIM // 2)
+    assert "radians, half a turn" not in PAGE.read_text(encoding="utf-8")
     errors = cases._dynamic_last_key()
     assert min(errors.values()) > 0.5 and errors[0] > 0.5
     assert _number("dynamic_best_error") == pytest.approx(min(errors.values()), abs=0.01)

@@ -1,4 +1,4 @@
-"""Verbal claims of chapters 14, 15, 20 and 21 held to the numbers they rest on.
+"""Verbal claims of chapters 14, 15, 20, 21, 24 and 26 held to the numbers they rest on.
 
 Each test names the sentence it checks. The numbers come from the chapters' own
 registrations (tables, values, figure data), so a change of parameters that turns a
@@ -157,3 +157,39 @@ def test_figure_14_1_shows_the_numbers_the_prose_quotes():
 @pytest.mark.parametrize("name", ["xpos_vs_rope_score"])
 def test_changed_figures_have_alt_text_with_their_parameters(name):
     assert len(FIGURES[name].alt_text()) > 200
+
+
+# ---- chapter 24, padding and packing
+
+
+def test_a_batch_turns_pairs_of_a_short_row_by_more_than_half_a_turn():
+    """'the largest change of a pair's angle is 0.42 and 4.20 radians; at 100 tokens,
+    10 of the 64 pairs turn by more than half a turn': the angle unwrapped (wrapped to
+    (−π, π], 4.20 would read 3.12)."""
+    from pe_book.chapters.padding_packing import batches
+    from pe_explained import cached_angle_error
+
+    assert VALUES["padding_packing.dyn_offsets"].text() == "10 and 100"
+    assert VALUES["padding_packing.dyn_angle_small"].text() == "0.42"
+    assert VALUES["padding_packing.dyn_angle_large"].text() == "4.20"
+    assert VALUES["padding_packing.dyn_pairs_off"].text() == "10"
+    alone, batched = batches._dynamic(batches.SHORT), batches._dynamic(batches.LONGEST)
+    wrapped = np.abs(cached_angle_error([100], alone, batched)).max()
+    assert round(float(wrapped), 2) == 3.12
+
+
+# ---- chapter 26, positions in the runtimes
+
+
+def test_vllm_reads_a_length_the_file_leaves_out_from_the_config_class():
+    """'Gemma 3 27B-it's text_config states no max_position_embeddings, and vLLM allows
+    the 131,072 of Gemma3TextConfig, not the 2,048 it assumes when no length key is set
+    at all'."""
+    from pe_explained import vllm_max_model_len
+
+    assert VALUES["runtimes.gemma3_class_length"].text() == "131,072"
+    assert VALUES["runtimes.vllm_fallback"].text() == "2,048"
+    gemma = {"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"}}
+    gemma["text_config"]["rope_scaling"] = {"rope_type": "linear", "factor": 8.0}
+    gemma["text_config"]["head_dim"] = 128
+    assert vllm_max_model_len(gemma)["limit"] == 131_072

@@ -1249,8 +1249,14 @@ CALLS["cached_angle_error"] = (
             "positions": [0, 3, 7],
             "inv_freq_cached": np.array([1.0, 0.01]),
             "inv_freq_current": np.array([1.0, 0.005]),
+            "wrap": False,
         },
-        {"positions": "positions", "inv_freq_cached": "array", "inv_freq_current": "array"},
+        {
+            "positions": "positions",
+            "inv_freq_cached": "array",
+            "inv_freq_current": "array",
+            "wrap": "bool",
+        },
         empty={"positions": "result", "inv_freq_cached": "error", "inv_freq_current": "error"},
     ),
 )
@@ -1395,6 +1401,13 @@ GROUP_ATTENTION_KINDS = {"seq_len": INT, "group_size": INT, "group_width": INT, 
 CALLS["group_attention_distances"] = (
     Call(
         pe.group_attention_distances,
+        {"seq_len": 9, "group_size": 2, "group_width": 4, "batch_size": 3},
+        GROUP_ATTENTION_KINDS,
+    ),
+)
+CALLS["group_attention_rotated_distances"] = (
+    Call(
+        pe.group_attention_rotated_distances,
         {"seq_len": 9, "group_size": 2, "group_width": 4, "batch_size": 3},
         GROUP_ATTENTION_KINDS,
     ),

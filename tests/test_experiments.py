@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from script_packages import load_package
 
 import pe_explained as pe
 
@@ -41,19 +41,7 @@ PRESET_FOLDERS = {"mini": RESULTS, "large": RESULTS / "large"}
 RERUN = "rerun `python3 scripts/book.py experiments`"
 
 
-def _load_package():
-    """Import ``scripts/experiments`` as the package ``experiments`` (it is not installed)."""
-    if "experiments" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            "experiments", PACKAGE / "__init__.py", submodule_search_locations=[str(PACKAGE)]
-        )
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["experiments"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["experiments"]
-
-
-experiments = _load_package()
+experiments = load_package("experiments")
 
 
 def _torch():

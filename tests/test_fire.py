@@ -6,7 +6,12 @@
 * values by hand for ``ψ(x) = ln(c x + 1)``;
 * the paper's claim that FIRE can express ALiBi: a small ``c``, a large ``L`` and a
   linear MLP give ``−m (i − j)``;
-* the MLP is ``W₂ᵀ ReLU(w₁ x + b₁) + b₂``, checked against a loop.
+* the MLP is ``W₂ᵀ ReLU(w₁ x + b₁) + b₂``, checked against a loop;
+* FIRE is relative only for queries before ``L`` (chapter 10's ``τ``): there the bias
+  of a pair depends on its offset alone, and moving a block of the sequence along
+  leaves its bias as it was; past ``L`` one offset gets a different bias at every
+  query, and a moved block a different bias (chapter 10 once said every relative
+  scheme of the chapter depended on the offset only).
 """
 
 from __future__ import annotations
@@ -40,6 +45,35 @@ def test_progressive_interpolation_keeps_the_input_in_zero_to_one():
     x = fire_normalized_distance(2048, c=0.1, threshold=512.0)
     np.testing.assert_allclose(x[512:, 0], 1.0, rtol=1e-15)
     assert x[511, 0] < 1.0  # before it, queries are divided by ψ(L)
+
+
+def test_fire_depends_on_the_offset_alone_only_before_the_threshold():
+    rng = np.random.default_rng(0)
+    mlp = (rng.normal(size=8), rng.normal(size=8), rng.normal(size=(8, 2)), rng.normal(size=2))
+    threshold, length = 16.0, 48
+    bias = fire_bias(*mlp, length, c=0.3, threshold=threshold)
+    for offset in (1, 5):
+        along = np.array([bias[:, i, i - offset] for i in range(offset, length)])
+        queries = np.arange(offset, length)
+        before, past = along[queries <= threshold], along[queries > threshold]
+        np.testing.assert_array_equal(before, np.broadcast_to(before[0], before.shape))
+        # past the threshold every query gives this offset a bias of its own
+        assert len({tuple(row) for row in past.round(12)}) == len(past)
+        assert not np.any(np.all(np.isclose(past, before[0]), axis=1))
+
+
+def test_moving_a_block_along_changes_its_bias_only_past_the_threshold():
+    """Shift invariance: the bias among positions s … s + n − 1 against the one among
+    0 … n − 1. The same while the block stays at or before the threshold, not after."""
+    threshold, n = 16.0, 8
+    bias = fire_bias(*IDENTITY, 40, c=0.1, threshold=threshold)[0]
+    first = bias[:n, :n]
+    for shift in range(0, 30):
+        block = bias[shift : shift + n, shift : shift + n]
+        if shift + n - 1 <= threshold:
+            np.testing.assert_array_equal(block, first)
+        else:
+            assert not np.allclose(block, first), shift
 
 
 def test_a_cache_gives_the_last_rows():

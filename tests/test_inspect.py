@@ -310,3 +310,22 @@ def test_a_rope_shared_by_sliding_and_global_layers_has_no_window():
     }
     block = pe.inspect_config(gpt_oss)["layer_types"]["default"]
     assert block["sliding_window"] is None and block["pairs_turning_within_window"] is None
+
+
+@pytest.mark.parametrize("layers", [{"num_hidden_layers": 2}, {}])
+def test_an_assumed_pairing_is_said_with_or_without_a_layer_count(layers, tmp_path, capsys):
+    """An unknown model_type is read as rotating in halves, and the report says it is an
+    assumption, whether or not the config gives num_hidden_layers (it once said so only
+    when it did); a known one gets no such note."""
+    config = {"model_type": "brand_new", "head_dim": 64, "rope_theta": 1e4, **layers}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    report = json.loads(_inspect([str(path), "--json"], capsys)[1])
+    assert report["layer_types"]["default"]["layout"] == "halves"
+    (note,) = [n for n in report["notes"] if "assumed 'halves'" in n]
+    assert "'brand_new'" in note
+    assert "assumed 'halves'" in _inspect([str(path)], capsys)[1]
+    path.write_text(json.dumps({**config, "model_type": "llama"}))
+    assert not any(
+        "assumed" in n for n in json.loads(_inspect([str(path), "--json"], capsys)[1])["notes"]
+    )

@@ -239,6 +239,11 @@ EDGE_CASES = [
         None,
     ),
     (
+        "an unknown model_type without num_hidden_layers: its pairing is assumed",
+        {"model_type": "brand_new", "head_dim": 64, "rope_theta": 1e4},
+        None,
+    ),
+    (
         "sliding window on every layer (Mistral)",
         {
             "model_type": "mistral",

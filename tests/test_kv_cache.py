@@ -329,6 +329,26 @@ def test_cached_angle_error_by_hand():
     error = cached_angle_error([0, 1, 7], [1.0, 0.5], [0.5, 0.5])
     # position 7: 7 · 0.5 = 3.5 rad, wrapped to 3.5 − 2π
     np.testing.assert_allclose(error, [[0, 0], [0.5, 0], [3.5 - 2 * np.pi, 0]], atol=1e-15)
+    whole = cached_angle_error([0, 1, 7], [1.0, 0.5], [0.5, 0.5], wrap=False)
+    np.testing.assert_allclose(whole, [[0, 0], [0.5, 0], [3.5, 0]], atol=1e-15)
+
+
+def test_unwrapped_the_stale_angle_of_dynamic_ntk_passes_half_a_turn_by_far():
+    """Wrapped to (−π, π], the error of chapter 15's dynamic NTK example (base 10⁴,
+    d = 128, scale 2 over 4,096 positions, read at 8,192) tops out at π, the measure's
+    ceiling; unwrapped it reaches 171.8 rad over the keys cached at 0 … 4,095, and the
+    key at 4,095 has 45 of its 64 pairs off by more than π."""
+    dyn = {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4096}
+    short, _ = rope_frequencies(128, scaling=dyn, seq_len=4096)  # within the context
+    long, _ = rope_frequencies(128, scaling=dyn, seq_len=8192)
+    wrapped = cached_angle_error(4096, short, long)
+    whole = cached_angle_error(4096, short, long, wrap=False)
+    assert np.pi - 0.01 < np.abs(wrapped).max() <= np.pi
+    assert round(float(np.abs(whole).max()), 1) == 171.8
+    assert int(np.count_nonzero(np.abs(whole[-1]) > np.pi)) == 45
+    # m (ω_i − ω'_i) itself, and wrapping it gives the default's answer
+    np.testing.assert_allclose(whole, np.multiply.outer(np.arange(4096.0), short - long))
+    np.testing.assert_allclose(np.exp(1j * whole), np.exp(1j * wrapped), atol=1e-9)
 
 
 # ---------------------------------------------------------------------------
@@ -408,6 +428,7 @@ def test_evicting_an_image_calls_for_its_side_not_its_number_of_tokens():
         ),
         (lambda: repeated_shift_error(DRIFT_KEYS, 3, -1, 1, INV_FREQ), ValueError, "positions"),
         (lambda: cached_angle_error(4, [1.0], [1.0, 0.5]), ValueError, "same shape"),
+        (lambda: cached_angle_error(4, [1.0], [0.5], wrap="no"), TypeError, "wrap must be"),
     ],
 )
 def test_bad_arguments_are_refused_naming_them(call, error, match):

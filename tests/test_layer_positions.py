@@ -314,6 +314,9 @@ def test_inspect_names_what_it_does_not_model():
     report = inspect_config(config)
     assert any("dual_chunk_attention_config" in line for line in report["not_modelled"])
     assert inspect_config(QWEN3_NEXT)["not_modelled"] == []
+    # which vLLM ran it: its DCA backend left with the V0 engine in 0.11.0
+    (line,) = [line for line in report["not_modelled"] if "dual_chunk" in line]
+    assert "vLLM up to 0.10, in its V0 engine" in line and "vLLM 0.33.0" in line
 
 
 def test_inspect_says_when_it_assumes_a_pairing():

@@ -146,12 +146,15 @@ POINTERS: dict[str, dict[str, dict[int, str | tuple[str, ...]]]] = {
         "Chapter 1 computes them as the rows of $X W_q$ and $X W_k$": {
             1: r"S = \frac{(X W_q)(X W_k)^\top}{\sqrt{d_k}}",
         },
-        "chapters 12 and 13 write $q_i$ and $k_j$": {12: r"q_i^\top k_j", 13: r"q_i^\top k_j"},
         "chapter 2 writes a table's row $PE(pos)$": {2: "one row $PE(pos)$ per position"},
         "chapter 3 builds the sinusoidal one": {3: "This chapter builds that table"},
         "chapter 5 writes it $p$ beside a token's vector $e$": {
             5: "Write $e$ for a token's vector and [$p$](../appendix/glossary.md#pe)",
         },
+    },
+    "inference/runtimes.md": {
+        "chapter 23 for the context shift": {23: "## What llama.cpp's context shift does"},
+        "chapter 25 for group attention": {25: "#### What the keys are rotated to"},
     },
     "notebooks/part3-modern.py": {
         "chapter 15 counts them": {15: "{{ value: context_extension.yarn_band_first }}"},

@@ -103,7 +103,7 @@ def test_near_keys_stay_exact_except_in_llama_cpp():
     assert ch.WINDOW == ch.LOCAL == ch.REROPE_WINDOW
     for name in ("Self-Extend", "DCA (vLLM)", "ReRoPE", "leaky ReRoPE"):
         np.testing.assert_array_equal(matrices[name][near], (m - n)[near], err_msg=name)
-    assert not np.array_equal(matrices["llama.cpp"][near], (m - n)[near])
+    assert not np.array_equal(matrices["llama.cpp (cells)"][near], (m - n)[near])
     # 'every distance up to local_size stays exact' (local_size itself included)
     up_to = (m - n >= 0) & (m - n <= ch.LOCAL)
     np.testing.assert_array_equal(matrices["DCA (vLLM)"][up_to], (m - n)[up_to])
@@ -137,8 +137,8 @@ def test_llama_cpp_one_token_at_a_time_equals_self_extend_and_batches_show_more(
     Self-Extend just reaches it.'"""
     columns = _largest_columns()
     se = columns["Self-Extend"]
-    single = columns["llama.cpp, one token at a time"]
-    batched = columns[f"llama.cpp, batches of {ch.BATCH:,}"]
+    single = columns["llama.cpp cells, one token at a time"]
+    batched = columns[f"llama.cpp cells, batches of {ch.BATCH:,}"]
     assert single == se
     assert all(batched[k] > single[k] for k in single)
     longest = distances.se_max_length()
@@ -180,6 +180,18 @@ def test_vllm_shows_one_distance_more_than_the_paper_for_qwen():
     assert longest == 1_010_000
     assert VALUES["remapping.qwen_largest_code"].text() == "262,144"
     assert VALUES["remapping.qwen_largest_paper"].text() == "262,143"
+
+
+def test_the_page_dates_vllms_dual_chunk_attention():
+    """vLLM ran Dual Chunk Attention with a backend of its V0 engine, up to 0.10; the
+    backend left with that engine in 0.11.0 and 0.33.0 runs none: the section says so,
+    and tells what vLLM's code did in the past tense."""
+    page = PAGE.read_text(encoding="utf-8")
+    section = page[page.index("## Dual Chunk Attention") : page.index("## ReRoPE")]
+    for words in ("V0 engine", "`VLLM_USE_V1=0`", "0.11.0", "vLLM 0.33.0", "07b1349"):
+        assert words in section, words
+    for present in ("serves a million", "vLLM shows", "vLLM rotates", "as vLLM runs it"):
+        assert present not in page, present
 
 
 def test_code_and_paper_differ_by_one_wherever_the_constant_applies():

@@ -23,6 +23,7 @@ printed context, over every gallery config; each is shown to fail on a wrong arg
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from pathlib import Path
@@ -83,7 +84,7 @@ def _flags(args: list[str]) -> tuple[dict, dict]:
         if flag == "--override-kv":
             key, _, typed = value.partition("=")
             kind, _, number = typed.partition(":")
-            assert kind == "float" and key.startswith("ARCH."), value
+            assert kind in ("float", "int") and key.startswith("ARCH."), value
             overrides[key.removeprefix("ARCH.")] = float(number)
         else:
             flags[flag] = value
@@ -102,7 +103,15 @@ def _gguf(config: dict) -> dict:
         "orig_ctx": s.original_max_position_embeddings,
         "freq_factors": None,
         "attn_factor": 1.0,
+        "yarn_log_mul": None,
     }
+    mscale_all_dim = scaling.get("mscale_all_dim")
+    if s.rope_type == "yarn" and mscale_all_dim is not None:
+        arch = _arch(config)
+        if arch in ("deepseek2", "deepseek32"):  # DeepseekV2Model: 0.1 · mscale_all_dim
+            gguf["yarn_log_mul"] = 0.1 * mscale_all_dim
+        elif arch == "mistral3":  # Mistral3Model.Ministral3Model: mscale_all_dim as it is
+            gguf["yarn_log_mul"] = mscale_all_dim
     if s.rope_type == "llama3":  # LlamaModel.generate_extra_tensors: rope_freqs
         dim = s.head_dim
         freqs = 1.0 / s.rope_theta ** (np.arange(0, dim, 2) / dim)
@@ -147,9 +156,12 @@ def llama_cpp_rope(args: list[str], gguf: dict, arch: str = "llama"):
         ext = 1.0 if scaling == "yarn" else 0.0
     attn = float(flags.get("--yarn-attn-factor", -1.0))
     attn = attn if attn >= 0 else 1.0  # hparams.yarn_attn_factor
-    log_mul = 0.0
-    if arch in ("deepseek2", "mistral3") and "rope.scaling.yarn_log_multiplier" in overrides:
-        log_mul = overrides["rope.scaling.yarn_log_multiplier"] / 0.1  # the loader's fix
+    log_mul = 0.0  # hparams.rope_yarn_log_mul: read by three loaders only (src/models/)
+    stored = overrides.get("rope.scaling.yarn_log_multiplier", gguf.get("yarn_log_mul"))
+    if stored is not None and arch in ("deepseek2", "deepseek32"):
+        log_mul = stored / 0.1  # deepseek2.cpp, deepseek32.cpp: the key divided by 0.1
+    elif stored is not None and arch == "mistral3":
+        log_mul = stored  # mistral3.cpp: the key as it is
     if ext != 0:
         factor = 1.0 / freq_scale
         if log_mul != 0:
@@ -193,6 +205,8 @@ def _arch(config: dict) -> str:
     """The GGUF architecture convert_hf_to_gguf.py gives the model, where the harness
     needs it (the architectures that read rope.scaling.yarn_log_multiplier)."""
     names = " ".join(config.get("architectures") or ())
+    if "DeepseekV32" in names:
+        return "deepseek32"
     if "DeepseekV2" in names or "DeepseekV3" in names:
         return "deepseek2"
     return "mistral3" if "Mistral3" in names else "llama"
@@ -269,15 +283,54 @@ def test_the_llama_cpp_harness_fails_on_a_wrong_flag():
     gguf = _gguf(config)
     got, got_attention = llama_cpp_rope(args, gguf, "mistral3")
     np.testing.assert_allclose(got, expected, rtol=RTOL)
+    assert got_attention == pytest.approx(attention, rel=RTOL)
     factor = str(s.scaling["factor"])
     wrong_scale, _ = llama_cpp_rope(_replace(args, "--rope-freq-scale", factor), gguf, "mistral3")
     assert not np.allclose(wrong_scale, expected, rtol=RTOL)
     wrong_base, _ = llama_cpp_rope(_replace(args, "--rope-freq-base", "10000.0"), gguf, "mistral3")
     assert not np.allclose(wrong_base, expected, rtol=RTOL)
-    at = next(i for i, a in enumerate(args) if "yarn_log_multiplier" in a)
-    _, wrong_attention = llama_cpp_rope(args[: at - 1] + args[at + 1 :], gguf, "mistral3")
-    assert wrong_attention != pytest.approx(attention, rel=RTOL)
-    assert got_attention == pytest.approx(attention, rel=RTOL)
+    explicit = {
+        "head_dim": 64,
+        "max_position_embeddings": 32_768,
+        "rope_theta": 5e4,
+        "rope_scaling": {
+            "rope_type": "yarn",
+            "factor": 8.0,
+            "original_max_position_embeddings": 4096,
+            "attention_factor": 1.0,
+        },
+    }
+    args = llama_cpp_arguments(explicit)["arguments"]
+    at = next(i for i, a in enumerate(args) if "attn_factor" in a)
+    _, attention = pe.rope_settings(explicit)["default"].frequencies()
+    _, right = llama_cpp_rope(args, _gguf(explicit))
+    _, wrong = llama_cpp_rope(args[: at - 1] + args[at + 1 :], _gguf(explicit))
+    assert right == pytest.approx(attention, rel=RTOL)
+    assert wrong != pytest.approx(attention, rel=RTOL)
+
+
+def test_no_yarn_log_multiplier_override_for_mistral3():
+    """Mistral 3's loader reads rope.scaling.yarn_log_multiplier as it is (mistral3.cpp),
+    and the converter already wrote mscale_all_dim there: the override of 0.1 printed
+    before, meant for DeepSeek's loader, made the attention factor 1.2428 instead of 1.
+    The harness models each loader, and fails on that flag."""
+    config = _config(next(p for p in GALLERY if p.stem == "ministral-3-3b-reasoning-2512"))
+    result = llama_cpp_arguments(config)
+    assert not any("yarn_log_multiplier" in a for a in result["arguments"])
+    assert any("as it is" in n for n in result["notes"])
+    _, s = _primary(config)
+    _, attention = s.frequencies(s.max_position_embeddings)
+    old = result["arguments"][:-2] + [
+        "--override-kv",
+        "ARCH.rope.scaling.yarn_log_multiplier=float:0.1",
+        *result["arguments"][-2:],
+    ]
+    _, got = llama_cpp_rope(old, _gguf(config), "mistral3")
+    assert attention == pytest.approx(1.0)
+    assert got == pytest.approx((1 + 0.1 * math.log(16)) / (1 + 0.01 * math.log(16)), rel=1e-12)
+    for stem in ("deepseek-v2-lite", "deepseek-v3", "kimi-k2-instruct"):  # divided by 0.1
+        args = llama_cpp_arguments(_config(next(p for p in GALLERY if p.stem == stem)))
+        assert any("yarn_log_multiplier" in a for a in args["arguments"]), stem
 
 
 def test_llama_cpp_ramp_rounds_like_truncate_true():
@@ -464,24 +517,36 @@ def test_vllm_nests_a_multimodal_override_under_text_config():
     assert overrides["text_config"]["rope_parameters"]["mrope_section"] == [24, 20, 20]
 
 
-def vllm_length(config: dict) -> dict:
-    """``_get_and_verify_max_len`` of vLLM 0.33.0 without a tokenizer, from the config."""
-    text = _text(config)
+#: ``max_position_embeddings`` of transformers 5.23's configuration classes where a
+#: file leaves it out: vLLM reads the config object, which holds the class's default
+#: (``Gemma3TextConfig``, also the text config of ``Gemma3Config``).
+CLASS_LENGTHS = {"gemma3": 131_072, "gemma3_text": 131_072}
+
+
+def vllm_length(config: dict, rope: list[dict] | None = None) -> dict:
+    """``_get_and_verify_max_len`` of vLLM 0.33.0 without a tokenizer, from the config
+    and its RoPE dicts (by default as the library reads them from the config)."""
+    text = dict(_text(config))
+    family = text.get("model_type", config.get("model_type"))
+    if text.get("max_position_embeddings") is None and family in CLASS_LENGTHS:
+        text["max_position_embeddings"] = CLASS_LENGTHS[family]
     keys = ["max_position_embeddings", "n_positions", "max_seq_len", "seq_length"]
     keys += ["model_max_length", "max_target_positions", "max_sequence_length"]
     keys += ["max_seq_length", "seq_len"]
     found = [text[k] for k in keys if text.get(k) is not None]
     length = text.get("model_max_length") or (min(found) if found else 2048)
-    settings = [v for v in pe.rope_settings(config).values() if v is not None]
+    if rope is None:
+        settings = [v for v in pe.rope_settings(config).values() if v is not None]
+        rope = [{**(s.scaling or {}), "rope_type": s.rope_type} for s in settings]
     unscaled = ("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling")
-    if settings and "gemma3" not in str(config.get("model_type", "")):
+    if rope and "gemma3" not in str(config.get("model_type", "")):
         factor = 1.0
-        for s in settings:
-            if s.rope_type not in unscaled and s.scaling is not None:
-                factor = s.scaling.get("factor", factor)
+        for rp in rope:
+            if rp["rope_type"] not in unscaled:
+                factor = rp.get("factor", factor)
         length *= factor
     default = int(length)
-    if any(s.rope_type == "longrope" for s in settings):
+    if any(rp["rope_type"] == "longrope" for rp in rope):
         default = int(config.get("original_max_position_embeddings", length))
     return {"limit": int(length), "default": default}
 
@@ -506,6 +571,153 @@ def test_vllm_max_model_len_examples():
     assert vllm_max_model_len(linear)["limit"] == 16_384 == vllm_length(linear)["limit"]
     # the harness sees the factor: without it, another length
     assert vllm_length({**linear, "rope_scaling": None})["limit"] == 4096
+
+
+#: Gemma 3 27B-it's config.json (not in the gallery): its text model's keys sit in
+#: text_config, which states no max_position_embeddings; as NVIDIA/TensorRT-LLM's Gemma 3
+#: tests transcribe the file (GEMMA3_27B_MINI_CONFIG), with the 62 layers and the window
+#: of 1,024 that test shrinks.
+GEMMA3_27B = {
+    "architectures": ["Gemma3ForConditionalGeneration"],
+    "model_type": "gemma3",
+    "text_config": {
+        "head_dim": 128,
+        "hidden_size": 5376,
+        "intermediate_size": 21504,
+        "model_type": "gemma3_text",
+        "num_attention_heads": 32,
+        "num_hidden_layers": 62,
+        "num_key_value_heads": 16,
+        "query_pre_attn_scalar": 168,
+        "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+        "sliding_window": 1024,
+    },
+}
+
+
+def test_a_length_the_file_leaves_out_is_the_config_classs():
+    """vLLM reads transformers' config object: where Gemma 3 27B-it's text_config states
+    no max_position_embeddings, Gemma3TextConfig's 131,072 stands, not vLLM's 2,048."""
+    got = vllm_max_model_len(GEMMA3_27B)
+    assert (got["limit"], got["default"]) == (131_072, 131_072)
+    assert got["key"].startswith("max_position_embeddings")
+    assert {k: got[k] for k in ("limit", "default")} == vllm_length(GEMMA3_27B)
+    assert "vLLM serves 131072 tokens" in vllm_arguments(GEMMA3_27B)["notes"][-1]
+    text_only = GEMMA3_27B["text_config"]
+    assert vllm_max_model_len(text_only)["limit"] == 131_072 == vllm_length(text_only)["limit"]
+    # a family whose class has no such default: vLLM's own 2,048
+    assert vllm_max_model_len({"head_dim": 8, "rope_theta": 1e4})["limit"] == 2048
+
+
+def _served(config: dict, args: list[str]) -> tuple[dict, list[dict] | None]:
+    """The config vLLM 0.33.0 reads after ``--hf-overrides`` (``_apply_dict_overrides``
+    sets each key as the config's attribute, into ``text_config`` for a nested one), and
+    the RoPE dicts of the override, which replace those read from the file (None: no
+    ``rope_parameters`` given)."""
+    out = copy.deepcopy(config)
+    if "--hf-overrides" not in args:
+        return out, None
+    overrides = json.loads(args[args.index("--hf-overrides") + 1])
+    target = out
+    if "text_config" in overrides:
+        overrides, target = overrides["text_config"], out["text_config"]
+    target.update(overrides)
+    params = overrides.get("rope_parameters")
+    if params is None:
+        return out, None
+    return out, [params] if "rope_type" in params else [p for p in params.values() if p]
+
+
+@pytest.mark.parametrize("path", GALLERY, ids=lambda p: p.stem)
+def test_vllm_accepts_the_max_model_len_printed(path):
+    """vLLM refuses a --max-model-len above the length it derives from the config it
+    reads (_get_and_verify_max_len): at the config's own length and at twice it, the
+    printed --hf-overrides make that length reach --max-model-len, and the primary layer
+    type still rotates as the config states."""
+    config = _config(path)
+    if not _rotary(config):
+        return
+    layer_type, s = _primary(config)
+    for seq_len in (None, 2 * (s.max_position_embeddings or vllm_length(config)["limit"])):
+        args = vllm_arguments(config, seq_len=seq_len)["arguments"]
+        n = int(args[args.index("--max-model-len") + 1])
+        served, rope = _served(config, args)
+        assert vllm_length(served, rope)["limit"] >= n, (seq_len, args)
+        if rope is None:
+            continue
+        length = _text(served).get("max_position_embeddings", s.max_position_embeddings)
+        expected, attention = s.frequencies(n)
+        params = _vllm_parameters(args, config, layer_type)
+        got, got_attention = vllm_rope(params, s.head_dim, length, n)
+        np.testing.assert_allclose(got, expected, rtol=RTOL)
+        assert got_attention == pytest.approx(attention, rel=RTOL)
+
+
+def test_a_longer_context_puts_max_position_embeddings_in_the_override():
+    """The page's Qwen3 with YaRN: vLLM 0.33.0 does not multiply a YaRN config's length
+    by its factor, so 131,072 tokens need a max_position_embeddings of 131,072."""
+    qwen3 = {"model_type": "qwen3", "head_dim": 128, "max_position_embeddings": 40960}
+    qwen3["rope_theta"] = 1000000
+    qwen3["rope_scaling"] = {
+        "rope_type": "yarn",
+        "factor": 4.0,
+        "original_max_position_embeddings": 32768,
+    }
+    out = vllm_arguments(qwen3, seq_len=131_072)
+    overrides = json.loads(out["arguments"][1])
+    assert overrides["max_position_embeddings"] == 131_072
+    assert out["arguments"][-2:] == ["--max-model-len", "131072"]
+    assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN" in out["warnings"][0]
+    assert vllm_length(qwen3)["limit"] == 40_960  # what the file alone gives
+    # within the derived length the override holds the RoPE settings alone
+    assert list(json.loads(vllm_arguments(qwen3)["arguments"][1])) == ["rope_parameters"]
+    # a multimodal config: beside its rope_parameters, under text_config
+    vl = _config(next(p for p in GALLERY if p.stem == "qwen3-vl-f1"))
+    longer = 2 * _text(vl)["max_position_embeddings"]
+    args = vllm_arguments(vl, seq_len=longer)["arguments"]
+    nested = json.loads(args[args.index("--hf-overrides") + 1])["text_config"]
+    assert nested["max_position_embeddings"] == longer and "rope_parameters" in nested
+
+
+def test_dynamic_ntks_override_is_the_length_vllm_checks():
+    """The override gives dynamic NTK as plain RoPE with the base of N tokens, a type
+    whose length vLLM does not multiply by the factor: --max-model-len is checked against
+    the override, not the file's dynamic type (32,768 × 4)."""
+    config = {"head_dim": 64, "max_position_embeddings": 32_768, "rope_theta": 5e4}
+    config["rope_scaling"] = {"rope_type": "dynamic", "factor": 4.0}
+    assert vllm_length(config)["limit"] == 131_072
+    args = vllm_arguments(config, seq_len=50_000)["arguments"]
+    assert vllm_length(*_served(config, args))["limit"] >= 50_000
+
+
+def test_longrope_keeps_its_attention_factor_when_the_length_is_overridden():
+    """vLLM computes LongRoPE's attention factor from max_position_embeddings unless
+    short_mscale and long_mscale are given: with the length overridden, the override
+    states the factor transformers takes from the file."""
+    phi = _config(next(p for p in GALLERY if p.stem == "phi-3.5-mini-instruct"))
+    _, s = _primary(phi)
+    n = 2 * s.max_position_embeddings
+    args = vllm_arguments(phi, seq_len=n)["arguments"]
+    params = _vllm_parameters(args, phi, "default")
+    expected, attention = s.frequencies(n)
+    got, got_attention = vllm_rope(params, s.head_dim, n, n)
+    np.testing.assert_allclose(got, expected, rtol=RTOL)
+    assert got_attention == pytest.approx(attention, rel=RTOL)
+    # the harness reads the length: without the two keys, another factor
+    bare = {k: v for k, v in params.items() if k not in ("short_mscale", "long_mscale")}
+    assert vllm_rope(bare, s.head_dim, n, n)[1] != pytest.approx(attention, rel=1e-3)
+
+
+def test_vllm_warns_that_its_engine_no_longer_runs_dual_chunk_attention():
+    """vLLM's Dual Chunk Attention backend belonged to its V0 engine and left with it in
+    0.11.0: 0.33.0 still reads the config but runs no DCA; the warning names the route
+    that ran it."""
+    qwen = _config(next(p for p in GALLERY if p.stem == "qwen2.5-14b-instruct-1m"))
+    (warning,) = [w for w in vllm_arguments(qwen)["warnings"] if "dual_chunk" in w]
+    for words in ("0.33.0", "V0 engine", "0.11.0", "VLLM_USE_V1=0", "DUAL_CHUNK_FLASH_ATTN"):
+        assert words in warning
+    text = format_runtime_arguments(vllm_arguments(qwen))
+    assert "warning: dual_chunk_attention_config" in text
 
 
 # ---------------------------------------------------------------------------
@@ -570,3 +782,68 @@ def test_a_model_without_rope_gets_its_context_only():
         assert result["arguments"] == [flag, "1024"]
         assert "no rotary embedding" in result["notes"][0]
     assert vllm_max_model_len(gpt2)["limit"] == 1024
+
+
+def _gemma3(layer_types):
+    return {
+        "model_type": "gemma3_text",
+        "head_dim": 32,
+        "max_position_embeddings": 4096,
+        "layer_types": layer_types,
+        "rope_parameters": {
+            "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+            "full_attention": {"rope_type": "default", "rope_theta": 1e6},
+        },
+    }
+
+
+def test_gemma3_layer_pattern_for_llama_cpp():
+    """llama.cpp's gemma3 loader takes every sixth layer as global (gemma3.cpp,
+    load_swa_pattern(ml, 6)); another period needs attention.sliding_window_pattern, and a
+    pattern with no period cannot be expressed (measured: chapter 26's run)."""
+    six = ["sliding_attention"] * 5 + ["full_attention"]
+    assert not any(
+        "sliding_window_pattern" in a for a in llama_cpp_arguments(_gemma3(six * 2))["arguments"]
+    )
+    two = llama_cpp_arguments(_gemma3(["sliding_attention", "full_attention"] * 3))["arguments"]
+    assert "ARCH.attention.sliding_window_pattern=int:2" in two
+    odd = llama_cpp_arguments(_gemma3(["sliding_attention", "full_attention", "full_attention"]))
+    assert any("no period" in w for w in odd["warnings"])
+    for stem in ("gemma-3-12b-it", "gemma-3-1b-it"):
+        config = _config(next(p for p in GALLERY if p.stem == stem))
+        result = llama_cpp_arguments(config)
+        assert not any("sliding_window_pattern" in a for a in result["arguments"])
+        assert not any("layer_types" in w for w in result["warnings"])
+
+
+def test_dynamic_ntk_prints_the_configured_base_up_to_the_original_length():
+    """transformers' dynamic NTK changes the base only past max_position_embeddings; up to
+    it the flag restates the base as configured, not as read back from a frequency."""
+    config = {
+        "head_dim": 128,
+        "max_position_embeddings": 32768,
+        "rope_theta": 1e6,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 4.0},
+    }
+    for seq_len in (None, 4096, 32768):
+        args = llama_cpp_arguments(config, seq_len=seq_len)["arguments"]
+        assert args[:2] == ["--rope-freq-base", "1000000.0"], args
+    longer = llama_cpp_arguments(config, seq_len=65536)["arguments"]
+    assert float(longer[1]) > 1e6
+
+
+def test_a_note_where_yarn_reaches_past_the_printed_context():
+    qwen3 = {
+        "model_type": "qwen3",
+        "head_dim": 128,
+        "max_position_embeddings": 40960,
+        "rope_theta": 1e6,
+        "rope_scaling": {
+            "rope_type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 32768,
+        },
+    }
+    notes = llama_cpp_arguments(qwen3)["notes"]
+    assert any("131072" in n and "-c 40960" in n for n in notes), notes
+    assert not any("reaches" in n for n in llama_cpp_arguments(qwen3, seq_len=131072)["notes"])

@@ -29,6 +29,7 @@ import pytest
 from pe_explained import (
     group_attention_distances,
     group_attention_largest_distance,
+    group_attention_rotated_distances,
     self_extend_distances,
     self_extend_group_size,
     self_extend_largest_distance,
@@ -72,17 +73,26 @@ def _longlm_decode_row(seq_len, group_size, neighbor_window, *, flash):
     return np.where(neighbor, query - key, grouped)
 
 
-def _llama_cpp_replay(seq_len, ga_n, ga_w, n_batch):
-    """Run main.cpp's group-attention steps on the cache; return each query's distances."""
+def _llama_cpp_replay(seq_len, ga_n, ga_w, n_batch, *, rotations=False):
+    """Run completion.cpp's group-attention steps on the cache; return each query's
+    distances to the cells, or (``rotations``) to the positions the K-shift turned the
+    keys to: each cell accumulates ``shift``, ``+= d`` in ``pos_add`` and
+    ``+= p_old − p_new`` in ``pos_div`` (``src/llama-kv-cells.h``), and the K-shift
+    before the next batch turns the key by it."""
     cache: list[int] = []  # cell positions, in token order
+    turned: list[int] = []  # the position each key's rotation encodes
     n_past, ga_i = 0, 0
     distances = np.zeros((seq_len, seq_len), dtype=np.int64)
 
     def seq_add(p0, p1, delta):
-        cache[:] = [p + delta if p0 <= p < p1 else p for p in cache]
+        for k, p in enumerate(cache):
+            if p0 <= p < p1:
+                cache[k], turned[k] = p + delta, turned[k] + delta
 
     def seq_div(p0, p1, d):
-        cache[:] = [p // d if p0 <= p < p1 else p for p in cache]
+        for k, p in enumerate(cache):
+            if p0 <= p < p1:
+                cache[k], turned[k] = p // d, turned[k] + (p - p // d)
 
     for start in range(0, seq_len, n_batch):
         while n_past >= ga_i + ga_w:
@@ -96,9 +106,11 @@ def _llama_cpp_replay(seq_len, ga_n, ga_w, n_batch):
             ga_i += ga_w // ga_n
         stop = min(start + n_batch, seq_len)
         cache.extend(range(n_past, n_past + stop - start))  # llama_batch_get_one at n_past
+        turned.extend(range(n_past, n_past + stop - start))
         n_past += stop - start
+        keys = turned if rotations else cache
         for i in range(start, stop):  # every query of the batch sees the same cache
-            distances[i, : i + 1] = cache[i] - np.array(cache[: i + 1])
+            distances[i, : i + 1] = cache[i] - np.array(keys[: i + 1])
     return distances
 
 
@@ -237,6 +249,8 @@ def test_matrix_size_is_capped():
         self_extend_distances(4097, 2, 4)
     with pytest.raises(ValueError, match="seq_len"):
         group_attention_distances(4097, 2, 4)
+    with pytest.raises(ValueError, match="seq_len"):
+        group_attention_rotated_distances(4097, 2, 4)
 
 
 # ---------------------------------------------------------------------------
@@ -269,6 +283,61 @@ def test_the_replay_notices_a_wrong_answer():
     off_by_one = group_attention_distances(20, 2, 4).copy()
     off_by_one[9, 0] += 1
     assert not np.array_equal(off_by_one, theirs)
+
+
+@pytest.mark.parametrize(("seq_len", "group_size", "group_width", "batch_size"), LLAMA_CASES)
+def test_rotated_distances_match_the_replayed_k_shift(seq_len, group_size, group_width, batch_size):
+    ours = group_attention_rotated_distances(
+        seq_len, group_size, group_width, batch_size=batch_size
+    )
+    theirs = _llama_cpp_replay(seq_len, group_size, group_width, batch_size, rotations=True)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_rotations_equal_the_cells_until_a_block_is_divided():
+    for seq_len, g, w, b in [(8, 2, 8, 1), (20, 1, 4, 1), (9, 2, 4, 9)]:
+        np.testing.assert_array_equal(
+            group_attention_rotated_distances(seq_len, g, w, batch_size=b),
+            group_attention_distances(seq_len, g, w, batch_size=b),
+        )
+    assert not np.array_equal(
+        group_attention_rotated_distances(9, 2, 4), group_attention_distances(9, 2, 4)
+    )
+
+
+def test_rotations_by_hand():
+    # G = 2, W = 4: block 0…3 divided before token 4 (cells 0, 0, 1, 1; keys turned to
+    # 2p − p // 2 = 0, 2, 3, 5), then tokens 4…7 moved by +2, divided and moved back
+    # (cells 2, 2, 3, 3; keys turned to 6, 8, 9, 11); token 8 at cell 4
+    assert group_attention_rotated_distances(9, 2, 4)[8].tolist() == [
+        4,
+        2,
+        1,
+        -1,
+        -2,
+        -4,
+        -5,
+        -7,
+        0,
+    ]
+
+
+def _tril(matrix):
+    return matrix[np.tril(np.ones(matrix.shape, dtype=bool))]
+
+
+def test_chapter_25_toy_and_a_long_prompt():
+    """The 96-token toy (G = 4, W = 8, one token at a time): the cells reach 29, the
+    rotations −131 … 29, and 73 % of the attended pairs see a negative distance; a
+    3,072-token prompt with -gan 8 -gaw 1024 -b 512: cells 0 … 1,279, rotations
+    −3,583 … 1,279."""
+    cells, turned = group_attention_distances(96, 4, 8), group_attention_rotated_distances(96, 4, 8)
+    assert _tril(cells).max() == 29 and _tril(cells).min() == 0
+    assert (_tril(turned).min(), _tril(turned).max()) == (-131, 29)
+    assert np.mean(_tril(turned) < 0) == pytest.approx(0.729, abs=1e-3)
+    long = group_attention_rotated_distances(3072, 8, 1024, batch_size=512)
+    assert (_tril(long).min(), _tril(long).max()) == (-3583, 1279)
+    assert _tril(group_attention_distances(3072, 8, 1024, batch_size=512)).max() == 1279
 
 
 def test_group_attention_by_hand():

@@ -18,7 +18,7 @@ import pytest
 
 from pe_book import VALUES, load_all
 from pe_book.pages.shortcodes import outside_fences
-from pe_book.text import format_bound
+from pe_book.text import format_bound, format_cell
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -89,6 +89,33 @@ BOUNDS = {
     "evidence.passkey_learned_best": ("upper", _passkey_learned_best),  # "at most"
     "evidence.passkey_cell_se": ("upper", _passkey_cell_se),  # "at most"
     "todays_models.gpt_oss_largest_change": ("upper", _gpt_oss_change),  # "by up to"
+}
+
+
+def _score_extremes(route: str):
+    def extremes():
+        from pe_book.chapters import precision
+
+        values = precision._score_errors()[route]
+        return min(values), max(values)
+
+    return extremes
+
+
+def _counter_steps():
+    from pe_book.chapters import intuitions
+
+    steps = intuitions._counter_steps()["counter"]
+    return float(steps.min()), float(steps.max())
+
+
+#: Value → the exact smallest and largest number of a range the prose states ("off by
+#: 7.3×10⁻⁴ to 8.6×10⁻⁴"): the first end must be rounded down, the last up. Chapter 20
+#: once rounded both to the nearest, "7.4×10⁻⁴ to 8.5×10⁻⁴" for 7.388 to 8.517×10⁻⁴.
+RANGES = {
+    "precision.score_bf16_range": _score_extremes("float64 angles; q, k in bfloat16"),
+    "precision.score_fp8_range": _score_extremes("float64 angles; q in bfloat16, k in FP8 E4M3"),
+    "intuitions.counter_step_range": _counter_steps,
 }
 
 #: Listed bounds that are still rounded to the nearest, and false: each fails its test
@@ -166,6 +193,45 @@ def test_a_stated_bound_is_rounded_outward(name):
     side, exact = BOUNDS[name]
     text = VALUES[name].text()
     assert holds(text, side, exact()), f"{name} = {text} is no {side} bound of {exact()!r}"
+
+
+def stated_ranges() -> dict[str, str]:
+    """Every computed value that writes a range, "A to B", with an end that is no whole
+    number (a range of counts is exact as written)."""
+    load_all()
+    found = {}
+    for name, spec in VALUES.items():
+        if spec.constant:
+            continue
+        ends = spec.text().split(" to ")
+        if len(ends) != 2:
+            continue
+        try:
+            low, high = (number(end) for end in ends)
+        except ValueError:
+            continue
+        if not (low.is_integer() and high.is_integer()):
+            found[name] = spec.text()
+    return found
+
+
+def test_every_stated_range_is_listed():
+    assert set(stated_ranges()) == set(RANGES)
+
+
+@pytest.mark.parametrize("name", sorted(RANGES))
+def test_a_stated_range_is_rounded_outward(name):
+    load_all()
+    low_text, high_text = VALUES[name].text().split(" to ")
+    low, high = RANGES[name]()
+    assert holds(low_text, "lower", low), f"{name}: {low_text} is above {low!r}"
+    assert holds(high_text, "upper", high), f"{name}: {high_text} is below {high!r}"
+
+
+def test_the_range_check_fails_on_chapter_20s_old_ranges():
+    low, high = RANGES["precision.score_bf16_range"]()
+    assert not holds(format_cell(low, ".1e"), "lower", low)
+    assert not holds(format_cell(high, ".1e"), "upper", high)
 
 
 def test_the_check_fails_on_the_old_rounding():

@@ -525,3 +525,19 @@ def test_the_installed_transformers_is_the_version_the_library_names():
         f"these differential tests compare with transformers {pinned}; "
         f"{transformers.__version__} is installed"
     )
+
+
+def test_default_max_positions_are_the_configuration_classes():
+    """hf_families.DEFAULT_MAX_POSITIONS: the max_position_embeddings a family's class
+    holds where the file has none (a multimodal family's: its text config's), which
+    vLLM reads from the configuration object."""
+    from transformers import CONFIG_MAPPING
+
+    from pe_explained.hf_families import DEFAULT_MAX_POSITIONS
+
+    for model_type, length in DEFAULT_MAX_POSITIONS.items():
+        text = CONFIG_MAPPING[model_type]().get_text_config()
+        assert text.max_position_embeddings == length, model_type
+    # Gemma 3 27B-it's file, text_config without a length: the class fills it in
+    gemma = CONFIG_MAPPING["gemma3"](text_config={"head_dim": 128, "hidden_size": 5376})
+    assert gemma.get_text_config().max_position_embeddings == DEFAULT_MAX_POSITIONS["gemma3"]

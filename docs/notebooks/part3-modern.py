@@ -161,10 +161,9 @@ plt.show()
 # NTK-aware scaling and YaRN stretching a 4,096-token context 4 times, and Llama 3’s
 # rule with the settings Llama 3.1 ships with. The first three use $\text{base} = 10000$;
 # Llama 3.1 has $\text{base} = 500000$ and factor 8. Its 8192 is the rule’s *original*
-# context (`original_max_position_embeddings`), the length of Llama 3’s first
-# pre-training stage; pre-training went on in stages to 131,072 tokens, with the rule
-# applied at every length
-# ([chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension/#raising-the-base-in-long-context-training)).
+# context (`original_max_position_embeddings`). The rule is in Meta’s released code
+# and in Llama 3.1’s config, not in the Llama 3 report
+# ([chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension/#llama-3s-rule)).
 # Position interpolation stretches every pair by the factor; NTK-aware scaling keeps the
 # fastest pair and stretches the slowest by the factor; YaRN and Llama 3 keep the fast
 # pairs, stretch the slow ones by the factor and blend in between (Figure 4). Each

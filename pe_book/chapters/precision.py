@@ -396,8 +396,10 @@ def _():
 
 
 def _score_range(route: str) -> str:
+    """The smallest and the largest error of a route, rounded outward (down, up)."""
     values = _score_errors()[route]
-    return f"{_sci(min(values))} to {_sci(max(values))}"
+    low = format_bound(min(values), ".1e", side="lower")
+    return f"{low} to {format_bound(max(values), '.1e', side='upper')}"
 
 
 @value("score_bf16_range")

@@ -1,10 +1,12 @@
 """Chapter 10, relative positions: the offset matrix, Shaw's clipped index,
-Transformer-XL's terms."""
+Transformer-XL's terms, and FIRE's input at one offset for queries before and past its
+threshold."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from pe_explained import fire_normalized_distance
 from pe_explained.relative import (
     TERM_NAMES,
     relative_distances,
@@ -12,11 +14,34 @@ from pe_explained.relative import (
     transformer_xl_terms,
 )
 
-from .. import figure
+from .. import figure, value
 from ..style import new_figure
 
 SEQ_LEN, MAX_DISTANCE = 8, 2
 XL_SEQ_LEN, XL_D_MODEL, XL_HEAD_DIM, XL_SEED = 16, 32, 16, 0
+#: FIRE's input at one offset for queries at FIRE_QUERIES, with the paper's initial c and
+#: threshold (τ in the chapter, the paper's L): the same below τ, smaller past it.
+FIRE_C, FIRE_THRESHOLD, FIRE_OFFSET, FIRE_QUERIES = 0.1, 512.0, 10, (1_000, 2_000)
+QUOTED = ("FIRE_C", "FIRE_THRESHOLD", "FIRE_OFFSET")
+
+
+def fire_input(query: int, offset: int = FIRE_OFFSET) -> float:
+    """FIRE's input ψ(offset)/ψ(max(τ, query)) for a key ``offset`` positions before a query
+    at position ``query``, with the chapter's c and τ."""
+    x = fire_normalized_distance(1, query + 1, c=FIRE_C, threshold=FIRE_THRESHOLD)
+    return float(x[0, query - offset])
+
+
+@value("fire_input_before")
+def _():
+    """The input at FIRE_OFFSET for any query up to the threshold (the same for all)."""
+    return f"{fire_input(int(FIRE_THRESHOLD)):.4f}"
+
+
+@value("fire_inputs_past")
+def _():
+    first, second = (f"{fire_input(q):.4f} at query {q:,}" for q in FIRE_QUERIES)
+    return f"{first} and {second}"
 
 
 def _annotated(ax, data, cmap, vmin, vmax, dark_cell):

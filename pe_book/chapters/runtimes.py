@@ -6,10 +6,13 @@ from __future__ import annotations
 from functools import cache
 
 from pe_explained import rope_settings, vllm_max_model_len
+from pe_explained.hf_families import DEFAULT_MAX_POSITIONS
 from pe_explained.runtimes import RUNTIME_COLUMNS, RUNTIME_SPELLINGS, llama_cpp_arguments
 
 from .. import Table, table, value
+from ..experiments import runtime_results
 from ..models import load_models
+from ..text import format_cell
 
 #: The gallery models the prose quotes.
 LONGROPE_MODEL, LINEAR_MODEL = "phi-3.5-mini-instruct", "gemma-3-12b-it"
@@ -81,6 +84,19 @@ def _():
     return f"{rope_settings(_model(LINEAR_MODEL))['full_attention'].scaling['factor']:g}"
 
 
+@value("gemma3_class_length")
+def _():
+    """The max_position_embeddings of transformers' Gemma3TextConfig, which vLLM reads
+    where Gemma 3 27B-it's text_config states none."""
+    return f"{DEFAULT_MAX_POSITIONS['gemma3_text']:,}"
+
+
+@value("vllm_fallback")
+def _():
+    """The length vLLM assumes when a config sets no length key at all."""
+    return f"{vllm_max_model_len({'head_dim': 64, 'rope_theta': 10000.0})['limit']:,}"
+
+
 @value("gallery_size")
 def _():
     return f"{len(load_models())}"
@@ -98,3 +114,86 @@ def _():
     if not names:
         raise ValueError("no gallery model needs a YaRN ramp without rounding any more")
     return ", ".join(names)
+
+
+# --- llama.cpp itself (scripts/llama_cpp_check, docs/data/runtimes/llama_cpp.json) -----
+
+
+def _diff(number: float) -> str:
+    """``3.2×10⁻⁴``, as the tables print it."""
+    return format_cell(float(number), ".1e")
+
+
+def _flags(arguments) -> str:
+    """The printed flags as code, ``-c`` and its value left out (the same for every row)."""
+    shown = list(arguments)
+    at = shown.index("-c")
+    del shown[at : at + 2]
+    return f"`{' '.join(shown)}`" if shown else "none"
+
+
+@table(
+    "llama_cpp_runs",
+    caption=lambda: (
+        "Tiny models in transformers and in llama.cpp "
+        f"{runtime_results()['versions']['llama.cpp']}, run with the flags inspect --for "
+        "llama.cpp prints (and -c 256): the largest difference of any logit at positions "
+        "0–191."
+    ),
+)
+def _():
+    rows = []
+    for run in runtime_results()["settings"]:
+        rows.append(
+            [
+                run["label"],
+                f"`{run['arch']}`",
+                _flags(run["arguments"]),
+                run["max_abs_diff"],
+                run["tolerance"],
+                "yes" if run["agree"] else "**no**",
+            ]
+        )
+    columns = ["setting", "GGUF architecture", "flags printed", "largest |Δ logit|", "tolerance"]
+    return Table([*columns, "agree"], rows, formats=dict.fromkeys(columns[3:], ".1e"))
+
+
+@table(
+    "llama_cpp_perturbed",
+    caption="The same comparison with one printed value changed: each wrong value moves "
+    "the logits by more than a thousand times the tolerance.",
+)
+def _():
+    settings = {run["setting"]: run["label"] for run in runtime_results()["settings"]}
+    rows = [
+        [p["what"], settings[p["setting"]], p["max_abs_diff"], p["tolerance"]]
+        for p in runtime_results()["perturbations"]
+    ]
+    columns = ["changed", "setting", "largest |Δ logit|", "tolerance"]
+    return Table(columns, rows, formats=dict.fromkeys(columns[2:], ".1e"))
+
+
+@value("llama_cpp_commit")
+def _():
+    return runtime_results()["versions"]["llama.cpp"]
+
+
+@value("llama_cpp_python")
+def _():
+    return runtime_results()["versions"]["llama-cpp-python"]
+
+
+@value("llama_cpp_settings")
+def _():
+    return f"{len(runtime_results()['settings'])}"
+
+
+@value("llama_cpp_worst")
+def _():
+    return _diff(max(run["max_abs_diff"] for run in runtime_results()["settings"]))
+
+
+@value("ministral_wrong")
+def _():
+    (run,) = [p for p in runtime_results()["perturbations"] if p["setting"] == "yarn-ministral3"]
+    return f"{run['max_abs_diff']:.2f}"

@@ -184,10 +184,10 @@ def _(theme):
 
 @figure(
     "nope_position_signal",
-    alt=f"Points for positions 0 to {NOPE_LEN - 1}. With a causal mask, uniform attention to a "
-    "marked start token gives 1, 1/2, 1/3 and so on: a strictly falling curve, a different "
-    "value at every position. Without the mask every position gets the same value, "
-    f"1/{NOPE_LEN}, a flat line.",
+    alt=f"Points for positions 0 to {NOPE_LEN - 1}. With a causal mask, attention spread evenly "
+    "over the visible keys, reading a marker that only the start token carries, gives 1, 1/2, "
+    "1/3 and so on: a strictly falling curve, a different value at every position. Without "
+    f"the mask every position gets the same value, 1/{NOPE_LEN}, a flat line.",
     caption="What one head with all-equal scores reads from a marked start token at each "
     "position $i$: $1/(i + 1)$ with the causal mask, the same number everywhere without it.",
 )

@@ -21,8 +21,9 @@
   const FACTOR_TYPES = ["linear", "dynamic", "yarn", "llama3", "longrope"];
   const NOT_MODELLED = {
     dual_chunk_attention_config: "Dual Chunk Attention (Qwen2.5-1M) remaps positions inside " +
-      "and across chunks at inference in the runtimes that read it (vLLM; transformers 5.23 " +
-      "ignores it): the frequencies above are unchanged, the distances a query sees are not",
+      "and across chunks at inference in the runtimes that ran it (vLLM up to 0.10, in its V0 " +
+      "engine; vLLM 0.33.0 and transformers 5.23 do not): the frequencies above are " +
+      "unchanged, the distances a query sees are not",
     use_fope: "FoPE replaces RoPE's frequencies with learned Fourier series",
     xdrope_section: "XD-RoPE splits the rotated pairs into sections of other positions",
     position_embedding_xdrope: "XD-RoPE (Hunyuan's remote code) splits the rotated pairs into " +
@@ -244,7 +245,8 @@
       out.push(`${key(path, "attn_temperature_tuning")} = ${tuning}: the modeling code tests ` +
         "only its truth; transformers 5.23's config class accepts only true or false");
     }
-    if (positions && positions.some((p) => p.source === "rotary") && !HALVES.has(type) &&
+    // without num_hidden_layers (positions null) the model is read as rotating
+    if ((!positions || positions.some((p) => p.source === "rotary")) && !HALVES.has(type) &&
       !INTERLEAVED.has(type) && get(cfg, "rope_interleave") === null) {
       out.push(`model_type ${repr(type)} is not one whose code this library has read: its ` +
         "pairing is assumed 'halves' (rotate_half, as most transformers models); check its " +

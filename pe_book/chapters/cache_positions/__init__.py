@@ -4,12 +4,13 @@
 * :mod:`.moves`: a cache of rotated keys moved once, and again and again, in each format;
 * :mod:`.cases`: what a shift gets wrong (the attention factor, partial rotation,
   M-RoPE's ids, frequencies that follow the length);
+* :mod:`.measured`: llama.cpp's context shift, measured on llama.cpp itself;
 * :mod:`.streaming`: StreamingLLM's sinks and window.
 """
 
 from __future__ import annotations
 
-from . import cases, common, moves, streaming
+from . import cases, common, measured, moves, streaming
 from .common import (
     BACK,
     BASE,
@@ -23,6 +24,8 @@ from .common import (
     N_SINK,
     QUOTED,
     QUOTED_SHIFTS,
+    REFERENCE_RECENT,
+    REFERENCE_START,
     ROTARY_DIM,
     SHIFTS,
     STREAM,
@@ -45,6 +48,8 @@ __all__ = [
     "N_SINK",
     "QUOTED",
     "QUOTED_SHIFTS",
+    "REFERENCE_RECENT",
+    "REFERENCE_START",
     "ROTARY_DIM",
     "SHIFTS",
     "STREAM",
@@ -54,6 +59,7 @@ __all__ = [
     "YARN_FACTOR",
     "cases",
     "common",
+    "measured",
     "moves",
     "streaming",
 ]

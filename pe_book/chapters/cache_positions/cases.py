@@ -152,10 +152,26 @@ def _dynamic() -> tuple[np.ndarray, np.ndarray]:
     return short, rope_frequencies(HEAD_DIM, base=BASE, scaling=scaling, seq_len=LONG)[0]
 
 
+def _dynamic_angles() -> np.ndarray:
+    """The stale angles of the keys cached at 0 … CONTEXT − 1, unwrapped (radians)."""
+    short, long = _dynamic()
+    return cached_angle_error(CONTEXT, short, long, wrap=False)
+
+
 @value("dynamic_angle_max")
 def _():
-    short, long = _dynamic()
-    return format_cell(float(np.abs(cached_angle_error(CONTEXT, short, long)).max()), ".2f")
+    return format_cell(float(np.abs(_dynamic_angles()).max()), ".1f")
+
+
+@value("dynamic_pairs_off")
+def _():
+    """The pairs of the last key cached within the context off by more than half a turn."""
+    return str(int(np.count_nonzero(np.abs(_dynamic_angles()[-1]) > np.pi)))
+
+
+@value("dynamic_pairs")
+def _():
+    return str(len(_dynamic()[0]))
 
 
 @cache

@@ -35,7 +35,11 @@ DYNAMIC_FACTOR, CONTEXT, LONG = 2.0, 4096, 8192
 N_SINK, WINDOW, STREAM, LONGEST, LLAMA2_CONTEXT = 4, 1020, 20_000, 4_000_000, 4096
 #: The gallery's files the chapter reads settings from.
 NEOX, QWEN_VL, LLAMA2 = "gpt-neox-20b", "qwen2.5-vl-7b-instruct", "llama-2-7b"
+#: StreamingLLM's reference code: StartRecentKVCache(start_size=4, recent_size=2000).
+REFERENCE_START, REFERENCE_RECENT = 4, 2000
 QUOTED = (
+    "REFERENCE_START",
+    "REFERENCE_RECENT",
     "HEAD_DIM",
     "BASE",
     "N_KEYS",

@@ -9,7 +9,17 @@ from pe_explained import streaming_distances, streaming_positions
 
 from ... import figure, value
 from ...style import new_figure
-from .common import LLAMA2, LLAMA2_CONTEXT, LONGEST, N_SINK, STREAM, WINDOW, _gallery
+from .common import (
+    LLAMA2,
+    LLAMA2_CONTEXT,
+    LONGEST,
+    N_SINK,
+    REFERENCE_RECENT,
+    REFERENCE_START,
+    STREAM,
+    WINDOW,
+    _gallery,
+)
 
 # ---------------------------------------------------------------------------
 # StreamingLLM
@@ -24,6 +34,14 @@ def _():
 @value("largest_original_distance")
 def _():
     return f"{int(streaming_distances(STREAM, N_SINK, WINDOW, mode='original').max()):,}"
+
+
+@value("reference_largest")
+def _():
+    """The largest distance of the reference code's defaults: the cache holds start_size +
+    recent_size tokens before the current one joins, so window = recent_size + 1."""
+    distances = streaming_distances(10_000, REFERENCE_START, REFERENCE_RECENT + 1)
+    return f"{int(distances.max()):,}"
 
 
 @value("llama2_context")

@@ -230,9 +230,15 @@ def _dynamic(seq_len: int) -> np.ndarray:
     return rope_frequencies(HEAD_DIM, base=BASE, scaling=scaling, seq_len=seq_len)[0]
 
 
+def _angle_changes(offset: int) -> np.ndarray:
+    """Each pair's change of angle at ``offset``, the short row alone or in the batch,
+    unwrapped (radians)."""
+    return cached_angle_error([offset], _dynamic(SHORT), _dynamic(LONGEST), wrap=False)[0]
+
+
 def _angle_change(offset: int) -> float:
-    """Largest change of a pair's angle at ``offset``: the short row alone or in the batch."""
-    return float(np.abs(cached_angle_error([offset], _dynamic(SHORT), _dynamic(LONGEST))).max())
+    """Largest change of a pair's angle at ``offset``."""
+    return float(np.abs(_angle_changes(offset)).max())
 
 
 @value("dyn_short_is_plain")
@@ -251,6 +257,17 @@ def _():
 @value("dyn_angle_large")
 def _():
     return format_cell(_angle_change(ANGLE_OFFSETS[1]), ".2f")
+
+
+@value("dyn_pairs_off")
+def _():
+    """The pairs whose angle changes by more than half a turn at the larger offset."""
+    return str(int(np.count_nonzero(np.abs(_angle_changes(ANGLE_OFFSETS[1])) > np.pi)))
+
+
+@value("dyn_pairs")
+def _():
+    return str(len(_dynamic(SHORT)))
 
 
 @value("dyn_offsets")

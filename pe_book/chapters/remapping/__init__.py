@@ -7,12 +7,13 @@ registrations named ``remapping.<name>``:
 * :mod:`.distances`: the distance matrices side by side and the largest-distance table;
 * :mod:`.choosing`: Self-Extend's group size by the README's rule;
 * :mod:`.dca`: Dual Chunk Attention as Qwen2.5-1M ships it;
-* :mod:`.pose`: PoSE's training-time ids.
+* :mod:`.pose`: PoSE's training-time ids;
+* :mod:`.measured`: llama.cpp's group attention as its keys are rotated, and as run.
 """
 
 from __future__ import annotations
 
-from . import choosing, dca, distances, pose
+from . import choosing, dca, distances, measured, pose
 from .common import (
     BATCH,
     CHUNK,
@@ -22,6 +23,10 @@ from .common import (
     LEAKY,
     LLAMA2,
     LOCAL,
+    LONG_BATCH,
+    LONG_GROUP,
+    LONG_PROMPT,
+    LONG_WIDTH,
     POSE_DRAWS,
     POSE_TARGET,
     POSE_TRAIN,
@@ -48,6 +53,10 @@ __all__ = [
     "LEAKY",
     "LLAMA2",
     "LOCAL",
+    "LONG_BATCH",
+    "LONG_GROUP",
+    "LONG_PROMPT",
+    "LONG_WIDTH",
     "POSE_DRAWS",
     "POSE_TARGET",
     "POSE_TRAIN",
@@ -66,5 +75,6 @@ __all__ = [
     "choosing",
     "dca",
     "distances",
+    "measured",
     "pose",
 ]

@@ -17,6 +17,8 @@ LLAMA2 = 4096
 SE_GROUP, SE_WINDOW = 8, 1024
 #: Tokens llama.cpp reads a prompt in (--batch-size); it groups only between batches.
 BATCH = 2048
+#: A prompt whose keys' rotations are measured: 3,072 tokens, -gan 8 -gaw 1024 -b 512.
+LONG_PROMPT, LONG_GROUP, LONG_WIDTH, LONG_BATCH = 3072, 8, 1024, 512
 #: ChunkLlama's replace_with_chunkllama: chunk_size = 3c/4, local_size = c/8.
 CL_CHUNK, CL_LOCAL = 3 * LLAMA2 // 4, LLAMA2 // 8
 #: ReRoPE's reference code: window 512, leaky factor 16.
@@ -37,6 +39,10 @@ QWEN = "qwen2.5-14b-instruct-1m"
 POSE_TRAIN, POSE_TARGET, POSE_DRAWS, POSE_SEED = 32, 128, 6, 0
 
 QUOTED = (
+    "LONG_PROMPT",
+    "LONG_GROUP",
+    "LONG_WIDTH",
+    "LONG_BATCH",
     "TRAIN",
     "SEQ_LEN",
     "GROUP",

@@ -53,7 +53,7 @@ def panels() -> list[tuple[str, np.ndarray]]:
         # a window as long as the text keeps every distance: RoPE as it is
         ("RoPE", rerope_distances(SEQ_LEN, SEQ_LEN)),
         ("Self-Extend", self_extend_distances(SEQ_LEN, GROUP, WINDOW)),
-        ("llama.cpp", group_attention_distances(SEQ_LEN, GROUP, WINDOW)),
+        ("llama.cpp (cells)", group_attention_distances(SEQ_LEN, GROUP, WINDOW)),
         ("DCA (vLLM)", dual_chunk_distances(SEQ_LEN, CHUNK, LOCAL)),
         ("ReRoPE", rerope_distances(SEQ_LEN, REROPE_WINDOW)),
         ("leaky ReRoPE", rerope_distances(SEQ_LEN, REROPE_WINDOW, scaling_factor=LEAKY)),
@@ -200,8 +200,8 @@ def largest_rows() -> list[list]:
 LARGEST_COLUMNS = [
     "text length (tokens)",
     "Self-Extend",
-    "llama.cpp, one token at a time",
-    f"llama.cpp, batches of {BATCH:,}",
+    "llama.cpp cells, one token at a time",
+    f"llama.cpp cells, batches of {BATCH:,}",
     "DCA, ChunkLlama",
     "ReRoPE",
     "leaky ReRoPE",
