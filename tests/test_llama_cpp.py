@@ -52,7 +52,7 @@ def test_the_stale_check_fails_when_the_harness_changes(tmp_path):
 @pytest.mark.parametrize("stored", STORED["settings"], ids=lambda c: c["setting"])
 def test_stored_flags_are_what_inspect_prints_now(stored):
     """A change to ``llama_cpp_arguments`` that changes a setting's flags needs a rerun."""
-    printed = llama_cpp_arguments(stored["config"])["arguments"]
+    printed = llama_cpp_arguments(stored["config"], seq_len=stored["seq_len"])["arguments"]
     assert printed == stored["arguments"], f"the printed flags changed: {RERUN}"
 
 
@@ -62,9 +62,15 @@ def test_every_setting_is_stored():
 
 @pytest.mark.parametrize("stored", STORED["settings"], ids=lambda c: c["setting"])
 def test_every_printed_flag_set_agrees_with_transformers(stored):
-    assert stored["agree"], (stored["setting"], stored["max_abs_diff"], stored["tolerance"])
-    assert stored["max_abs_diff"] <= stored["tolerance"]
+    """Every setting agrees within the tolerance, except those for which the flags warn
+    that llama.cpp cannot reproduce the config: those must really differ."""
     assert stored["repeat_diff"] == 0.0  # llama.cpp run twice: the same logits
+    if stored["reproducible"]:
+        assert stored["agree"], (stored["setting"], stored["max_abs_diff"], stored["tolerance"])
+        assert stored["max_abs_diff"] <= stored["tolerance"]
+    else:
+        assert stored["warnings"], stored["setting"]
+        assert stored["max_abs_diff"] > 100 * stored["tolerance"], stored
 
 
 @pytest.mark.parametrize("stored", STORED["perturbations"], ids=lambda p: p["name"])
@@ -139,7 +145,7 @@ def test_llama_cpp_reaches_the_stored_verdicts(fresh):
 
 def test_llama_cpp_agrees_with_transformers_on_every_setting(fresh):
     for measured in fresh["settings"]:
-        assert measured["agree"], measured
+        assert measured["agree"] == measured["reproducible"], measured
         assert measured["repeat_diff"] == 0.0
     for measured in fresh["perturbations"]:
         assert not measured["agree"], measured

@@ -132,13 +132,19 @@ def _flags(arguments) -> str:
     return f"`{' '.join(shown)}`" if shown else "none"
 
 
+def _agreement(run: dict) -> str:
+    if run["agree"]:
+        return "yes"
+    return "no, as the warning says" if not run["reproducible"] else "**no**"
+
+
 @table(
     "llama_cpp_runs",
     caption=lambda: (
         "Tiny models in transformers and in llama.cpp "
         f"{runtime_results()['versions']['llama.cpp']}, run with the flags inspect --for "
-        "llama.cpp prints (and -c 256): the largest difference of any logit at positions "
-        "0–191."
+        f"llama.cpp prints (-c {runtime_results()['context']}): the largest difference of "
+        f"any logit at positions 0–{runtime_results()['prompt'] - 1}."
     ),
 )
 def _():
@@ -151,7 +157,7 @@ def _():
                 _flags(run["arguments"]),
                 run["max_abs_diff"],
                 run["tolerance"],
-                "yes" if run["agree"] else "**no**",
+                _agreement(run),
             ]
         )
     columns = ["setting", "GGUF architecture", "flags printed", "largest |Δ logit|", "tolerance"]
@@ -183,14 +189,55 @@ def _():
     return runtime_results()["versions"]["llama-cpp-python"]
 
 
+def _reproducible() -> list[dict]:
+    return [run for run in runtime_results()["settings"] if run["reproducible"]]
+
+
 @value("llama_cpp_settings")
 def _():
-    return f"{len(runtime_results()['settings'])}"
+    return f"{len(_reproducible())}"
 
 
 @value("llama_cpp_worst")
 def _():
-    return _diff(max(run["max_abs_diff"] for run in runtime_results()["settings"]))
+    return _diff(max(run["max_abs_diff"] for run in _reproducible()))
+
+
+@value("llama_cpp_model")
+def _():
+    m = runtime_results()["model"]
+    return (
+        f"{m['num_hidden_layers']} layers, width {m['hidden_size']}, "
+        f"{m['num_attention_heads']} heads of {m['head_dim']} dimensions, a vocabulary of "
+        f"{m['vocab_size']}"
+    )
+
+
+@value("llama_cpp_noise_multiple")
+def _():
+    return f"{runtime_results()['noise_multiple']}"
+
+
+@value("llama_cpp_prompt")
+def _():
+    return f"{runtime_results()['prompt']}"
+
+
+@value("llama_cpp_original")
+def _():
+    return f"{runtime_results()['original_context']}"
+
+
+@value("llama_cpp_context")
+def _():
+    return f"{runtime_results()['context']}"
+
+
+@value("llama_cpp_warned")
+def _():
+    """The settings the flags warn llama.cpp cannot reproduce, and how far off they are."""
+    warned = [run for run in runtime_results()["settings"] if not run["reproducible"]]
+    return " and ".join(f"{run['label']} (off by {run['max_abs_diff']:.2f})" for run in warned)
 
 
 @value("ministral_wrong")

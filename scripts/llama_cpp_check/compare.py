@@ -25,7 +25,7 @@ from pe_explained import llama_cpp_arguments
 
 from . import models
 from .engine import Session
-from .settings import PROMPT, Setting
+from .settings import CONTEXT, PROMPT, Setting
 
 #: The tolerance is this many times transformers' own float32 noise on the model.
 NOISE_MULTIPLE = 10
@@ -46,7 +46,7 @@ def flag_check(setting: Setting, folder: Path, seed: int, args=None, gguf=None) 
     """Run the setting's GGUF (or ``gguf``) with the printed flags (or ``args``) against
     transformers."""
     path = folder / setting.name
-    printed = llama_cpp_arguments(models.config_json(path))
+    printed = llama_cpp_arguments(models.config_json(path), seq_len=CONTEXT)
     args = printed["arguments"] if args is None else args
     tokens = models.prompt(seed, PROMPT, models.config_json(path)["vocab_size"])
     ref = reference(path, tokens)
@@ -65,6 +65,7 @@ def flag_check(setting: Setting, folder: Path, seed: int, args=None, gguf=None) 
         "float32_noise": ref["noise"],
         "tolerance": tolerance,
         "repeat_diff": _diff(first, again),
+        "seq_len": CONTEXT,
         "agree": diff <= tolerance,
     }
 

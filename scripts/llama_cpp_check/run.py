@@ -33,7 +33,15 @@ if __package__ in (None, ""):  # run as a script: import the folder as a package
     __package__ = HERE.name
 
 from . import compare, install, models  # noqa: E402
-from .settings import BY_NAME, CACHE_SETTINGS, SETTINGS  # noqa: E402
+from .settings import (  # noqa: E402
+    BY_NAME,
+    CACHE_SETTINGS,
+    COMMON,
+    CONTEXT,
+    ORIGINAL,
+    PROMPT,
+    SETTINGS,
+)
 
 
 def code_hash(folder: Path = HERE) -> str:
@@ -134,6 +142,7 @@ def run(folder: Path, tree: Path, *, seed: int = SEED, log=print) -> dict:
     for s in SETTINGS:
         check = compare.flag_check(s, folder, seed)
         check |= {"label": s.label, "arch": s.arch, "layout": s.layout}
+        check["reproducible"] = s.reproducible
         check["config"] = models.config_json(folder / s.name)
         settings.append(check)
         diff, tolerance = check["max_abs_diff"], check["tolerance"]
@@ -184,6 +193,19 @@ def run(folder: Path, tree: Path, *, seed: int = SEED, log=print) -> dict:
                 "python": platform.python_version(),
             },
             "noise_multiple": compare.NOISE_MULTIPLE,
+            "model": {
+                k: COMMON[k]
+                for k in (
+                    "num_hidden_layers",
+                    "hidden_size",
+                    "num_attention_heads",
+                    "head_dim",
+                    "vocab_size",
+                )
+            },
+            "prompt": PROMPT,
+            "original_context": ORIGINAL,
+            "context": CONTEXT,
             "settings": settings,
             "perturbations": perturbations,
             "shifts": shifts,

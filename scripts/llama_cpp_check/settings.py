@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 PROMPT = 192
 #: The original (pre-extension) context of the settings that extend one.
 ORIGINAL = 64
+#: The context the flags are printed for (``--seq-len``, so ``-c``): the models' own
+#: max_position_embeddings, or more where a config states less than the prompt.
+CONTEXT = 256
 #: What every tiny model shares.
 COMMON = {
     "vocab_size": 256,
@@ -51,6 +54,9 @@ class Setting:
     arch: str = "llama"
     #: How the rotated pairs are laid out, in transformers → in llama.cpp.
     layout: str = "halves → halves (NEOX)"
+    #: Whether llama.cpp can reproduce it: ``False`` where ``inspect --for llama.cpp`` warns
+    #: that it cannot, which the run must confirm (the logits must differ).
+    reproducible: bool = True
     #: The family's feed-forward uses GELU, which ggml's CPU kernel reads from a float16
     #: table: its output projection is zeroed (see :func:`models.build`).
     gelu: bool = False
@@ -169,6 +175,22 @@ SETTINGS = (
         },
         arch="gemma3",
         gelu=True,
+    ),
+    Setting(
+        "yarn-untruncated",
+        "YaRN ×4 with truncate: false (gpt-oss)",
+        "qwen2",
+        _rope("yarn", **_YARN, truncate=False),
+        arch="qwen2",
+        reproducible=False,
+    ),
+    Setting(
+        "dynamic",
+        "dynamic NTK ×4, prompt longer than the original context",
+        "llama",
+        {**_rope("dynamic", factor=4.0), "max_position_embeddings": ORIGINAL},
+        layout=_LLAMA_LAYOUT,
+        reproducible=False,
     ),
     Setting(
         "interleaved",
