@@ -46,9 +46,10 @@ def flag_check(setting: Setting, folder: Path, seed: int, args=None, gguf=None) 
     """Run the setting's GGUF (or ``gguf``) with the printed flags (or ``args``) against
     transformers."""
     path = folder / setting.name
-    printed = llama_cpp_arguments(models.config_json(path), seq_len=CONTEXT)
+    config = models.config_json(path)
+    printed = llama_cpp_arguments(config, seq_len=CONTEXT)
     args = printed["arguments"] if args is None else args
-    tokens = models.prompt(seed, PROMPT, models.config_json(path)["vocab_size"])
+    tokens = models.prompt(seed, PROMPT, config["vocab_size"])
     ref = reference(path, tokens)
     gguf = gguf or folder / f"{setting.name}.gguf"
     with Session(gguf, args, setting.arch) as session:
@@ -74,9 +75,8 @@ def _cached_logits(path: Path, tokens, positions, query_token, query_pos, key_sc
     """transformers: ``tokens`` cached at ``positions`` (each key times its entry of
     ``key_scale``), then the logits of ``query_token`` at ``query_pos``, float64."""
     import torch
-    from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float64).eval()
+    model = models.hf_model(path, "float64")
     with torch.no_grad():
         out = model(
             input_ids=torch.tensor([list(tokens)]),
@@ -193,9 +193,9 @@ def div_check(setting: Setting, folder: Path, seed: int, *, n=48, d=4) -> dict:
     """``seq_div(0, n, d)`` on ``n`` cached tokens, then one token: which positions do the
     keys encode? The logits against transformers with each candidate of CANDIDATES."""
     path = folder / setting.name
-    vocab = models.config_json(path)["vocab_size"]
-    tokens = models.prompt(seed, n + 1, vocab)
-    args = llama_cpp_arguments(models.config_json(path))["arguments"]
+    config = models.config_json(path)
+    tokens = models.prompt(seed, n + 1, config["vocab_size"])
+    args = llama_cpp_arguments(config)["arguments"]
     with Session(folder / f"{setting.name}.gguf", args, setting.arch) as session:
         session.decode(tokens[:n], range(n))
         session.seq_div(0, n, d)

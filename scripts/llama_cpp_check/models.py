@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -87,12 +88,20 @@ def convert(tree: Path, jobs: list[tuple[Path, Path]], *, permute: bool = True) 
         raise RuntimeError(f"convert_hf_to_gguf.py failed:\n{done.stderr[-3000:]}")
 
 
-def hf_logits(path: Path, tokens, positions=None, *, dtype: str = "float32") -> np.ndarray:
-    """transformers' logits for ``tokens`` (one sequence) at ``positions`` (0 … n − 1)."""
+@cache
+def hf_model(path: Path, dtype: str = "float32"):
+    """The saved model, loaded by transformers once per folder and dtype."""
     import torch
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).eval()
+    return AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).eval()
+
+
+def hf_logits(path: Path, tokens, positions=None, *, dtype: str = "float32") -> np.ndarray:
+    """transformers' logits for ``tokens`` (one sequence) at ``positions`` (0 … n − 1)."""
+    import torch
+
+    model = hf_model(path, dtype)
     ids = torch.tensor([list(tokens)])
     if positions is None:
         positions = range(len(tokens))
