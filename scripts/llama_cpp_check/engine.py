@@ -69,20 +69,18 @@ def parameters(args: list[str], arch: str) -> tuple[dict, list[tuple[str, str, f
     return context, overrides
 
 
-_QUIET = None
+#: The log callback handed to llama.cpp, kept alive here (it must not be collected).
+_LOG_SINK = []
 
 
-def _silence(lib) -> None:
-    """Send llama.cpp's log to nowhere, unless PE_LLAMA_LOG is set (the callback is kept
-    alive: it must not be collected)."""
-    global _QUIET
-    if _QUIET is None and os.environ.get("PE_LLAMA_LOG"):
-        lib.llama_backend_init()
-        _QUIET = True
-    if _QUIET is None:
-        _QUIET = lib.llama_log_callback(lambda level, text, data: None)
-        lib.llama_log_set(_QUIET, ctypes.c_void_p())
-        lib.llama_backend_init()
+def _start(lib) -> None:
+    """Initialise llama.cpp once, its log sent to nowhere unless PE_LLAMA_LOG is set."""
+    if _LOG_SINK:
+        return
+    _LOG_SINK.append(lib.llama_log_callback(lambda level, text, data: None))
+    if not os.environ.get("PE_LLAMA_LOG"):
+        lib.llama_log_set(_LOG_SINK[0], ctypes.c_void_p())
+    lib.llama_backend_init()
 
 
 class Session:
@@ -92,7 +90,7 @@ class Session:
         self, gguf: Path, args: list[str], arch: str, *, n_batch: int = 512, swa_full=False
     ):
         lib = self.lib = _lib()
-        _silence(lib)
+        _start(lib)
         context, overrides = parameters(args, arch)
         model_params = lib.llama_model_default_params()
         self._overrides = None
