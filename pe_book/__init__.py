@@ -24,6 +24,13 @@ name each (unique across the book), because a figure's name is public: it is
 the file name of its SVG (``assets/figures/<name>-light.svg``) and its anchor
 (``#fig-<name>``) in the built site.
 
+Bounds. A number the prose states as a bound ("no cosine above 0.31", "off by at
+most 3.0×10⁻⁸") is declared where it is registered: ``@value("init_max_cosine",
+bound=("upper", ".2f"))`` on a function that returns the exact number. The registry
+writes it rounded outward (:func:`pe_book.text.format_bound`: an upper bound up, a lower
+bound down), and ``tests/test_stated_bounds.py`` reads the declaration from here, so a
+sentence with a new bound needs no edit of a test file.
+
 Constants. A chapter lists in ``QUOTED`` the module constants its prose
 quotes; :func:`load_all` registers each one as a value of that chapter, and
 a page shows it with an optional format spec:
@@ -126,26 +133,51 @@ class TableSpec:
         return _resolve(self.caption_text, f"caption of table {self.name!r}")
 
 
+#: The sides of a declared bound: "upper" (the prose says the number is at most the text:
+#: rounded up) and "lower" (at least the text: rounded down).
+BOUND_SIDES = ("upper", "lower")
+
+
 @dataclass(frozen=True)
 class ValueSpec:
-    """A value quoted in prose: computed text (``@value``) or a chapter constant."""
+    """A value quoted in prose: computed text (``@value``), a declared bound (``@value(…,
+    bound=(side, spec))``, whose function returns the exact number) or a chapter constant."""
 
     name: str
     compute: Callable[[], object]  # @value: returns str; a constant: returns the constant
     constant: bool = False
+    #: (side, format spec) of a number the prose states as a bound, or None.
+    bound: tuple[str, str] | None = None
+
+    def exact(self) -> float:
+        """The exact number a declared bound rounds outward."""
+        if self.bound is None:
+            raise ValueError(f"value {self.name!r} declares no bound")
+        result = self.compute()
+        if isinstance(result, bool) or not isinstance(result, int | float):
+            raise TypeError(
+                f"value {self.name!r} declares a bound: it must return the exact number, "
+                f"got {type(result).__name__}"
+            )
+        return float(result)
 
     def text(self, spec: str = "") -> str:
         """The text a page shows; ``spec`` formats a constant (``","`` gives ``4,096``)."""
-        result = self.compute()
         if self.constant:
-            return format(result, spec)
-        if not isinstance(result, str):
-            raise TypeError(f"value {self.name!r} must return str, got {type(result).__name__}")
+            return format(self.compute(), spec)
         if spec:
             raise ValueError(
                 f"value {self.name!r} is computed text; a format spec ({spec!r}) applies only "
                 "to a chapter constant"
             )
+        if self.bound is not None:
+            from .text import format_bound
+
+            side, bound_spec = self.bound
+            return format_bound(self.exact(), bound_spec, side=side)
+        result = self.compute()
+        if not isinstance(result, str):
+            raise TypeError(f"value {self.name!r} must return str, got {type(result).__name__}")
         return result
 
 
@@ -212,14 +244,31 @@ def table(name: str, *, caption: Text = "", repeats: str = ""):
     return register
 
 
-def value(name: str):
+def value(name: str, *, bound: tuple[str, str] | None = None):
     """Register a number quoted in prose, as ``<chapter>.<name>``; the function returns
-    its text."""
+    its text.
+
+    ``bound=(side, spec)`` declares a number the prose states as a bound ("at most",
+    "within", "no … above": ``"upper"``; "at least", "never below": ``"lower"``): the
+    function then returns the exact number, and the registry writes it with ``spec``
+    rounded outward (:func:`pe_book.text.format_bound`), so that the bound stays true.
+    """
     _check_name("value", name)
+    if bound is not None:
+        if (
+            not isinstance(bound, tuple)
+            or len(bound) != 2
+            or bound[0] not in BOUND_SIDES
+            or not isinstance(bound[1], str)
+        ):
+            raise ValueError(
+                f"value {name!r}: bound must be (side, format spec) with side in "
+                f"{BOUND_SIDES}, e.g. ('upper', '.2f'); got {bound!r}"
+            )
 
     def register(compute):
         key = f"{_chapter(compute.__module__)}.{name}"
-        _add("value", VALUES, key, ValueSpec(key, compute))
+        _add("value", VALUES, key, ValueSpec(key, compute, bound=bound))
         return compute
 
     return register

@@ -35,7 +35,7 @@ from .phone import (
     tidy_stacked_panels,
 )
 from .style import THEMES, phone_layout
-from .svg import compact_svg, embed_images_unresampled
+from .svg import compact_svg, embed_images_unresampled, quantise_heatmap_colours
 from .text import curly_apostrophes
 
 __all__ = [
@@ -150,6 +150,7 @@ def render_svg(name: str, theme: str, layout: str = "wide") -> bytes:
     made smaller without changing the drawing (:mod:`pe_book.svg`)."""
     with matplotlib.rc_context(THEMES[theme].rc if theme in THEMES else {}):
         fig = draw_figure(name, theme, layout)
+        quantise_heatmap_colours(fig)
         embed_images_unresampled(fig)
         buffer = io.BytesIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None})

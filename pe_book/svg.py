@@ -1,13 +1,18 @@
 """Smaller SVG for the same drawing: what :func:`pe_book.render.render_svg` applies.
 
 Every figure is shipped in two palettes and two layouts, and the one-page book holds
-them all, so bytes count. Two steps, neither changes what a reader sees:
+them all, so bytes count. Three steps:
 
 * :func:`embed_images_unresampled` (on the matplotlib figure, before saving): a
   heatmap whose data has fewer pixels than the axes it fills is embedded at its own
   resolution and scaled by the browser without smoothing (``image-rendering:
   pixelated``), instead of being resampled by matplotlib to 72 dpi. The cells are the
   same blocks of colour, sharper on high-density screens, in a fraction of the bytes.
+* :func:`quantise_heatmap_colours` (on the figure, before saving): a heatmap's colour
+  map is cut to :data:`HEATMAP_LEVELS` levels, a step of 1/63 of its range — no colour
+  a reader can tell from its neighbour on a smooth map — which lets the embedded PNG
+  compress by about a sixth. This step does change pixels: a value is drawn in the
+  colour of a value at most one level away.
 * :func:`compact_svg` (on the saved SVG): coordinates with 2 decimals instead of 6
   (0.01 pt is 1/75 of a CSS pixel), glyph outlines in units of 1/4 instead of 1/64
   of a font unit (at 10 pt, 1/40 pt), one path per line, no RDF metadata.
@@ -17,7 +22,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["compact_svg", "embed_images_unresampled", "COORDINATE_DECIMALS", "GLYPH_STEP"]
+__all__ = [
+    "compact_svg",
+    "embed_images_unresampled",
+    "quantise_heatmap_colours",
+    "COORDINATE_DECIMALS",
+    "GLYPH_STEP",
+    "HEATMAP_LEVELS",
+]
+
+#: Levels a heatmap's colour map is cut to (:func:`quantise_heatmap_colours`).
+HEATMAP_LEVELS = 64
 
 #: Decimals kept in coordinates (points: 0.01 pt = 0.013 CSS px).
 COORDINATE_DECIMALS = 2
@@ -102,4 +117,20 @@ def embed_images_unresampled(fig) -> int:
         if box.width >= factor * cols and box.height >= factor * rows:
             image.set_interpolation("none")
             changed += 1
+    return changed
+
+
+def quantise_heatmap_colours(fig, levels: int = HEATMAP_LEVELS) -> int:
+    """Cut the colour map of every image of ``fig`` that maps values through one to
+    ``levels`` levels (images of RGB colours are left alone); returns how many changed.
+    Values map to the same range (``vmin``, ``vmax`` and the colour bar stay)."""
+    from matplotlib.image import AxesImage
+
+    changed = 0
+    for image in fig.findobj(AxesImage):
+        cmap = image.get_cmap()
+        if image.get_array().ndim != 2 or cmap is None or cmap.N <= levels:
+            continue
+        image.set_cmap(cmap.resampled(levels))
+        changed += 1
     return changed

@@ -4,10 +4,11 @@ The functions follow the published formulas and the conventions of real model
 code; the book's figures and tables are computed from them at build time.
 """
 
-from .alibi import alibi_bias, alibi_slopes
+from .alibi import ALIBI_FORMS, BIAS_DTYPES, alibi_bias, alibi_slopes, alibi_weight_error
 from .conventions import fairseq_positions, fairseq_sinusoidal, tensor2tensor_timing_signal
 from .cope import cope_bias, cope_positions
 from .deberta import deberta_relative_index, disentangled_scores, disentangled_terms
+from .draft_tree import draft_tree_positions
 from .dual_chunk import (
     dual_chunk_attention_factor,
     dual_chunk_config,
@@ -55,6 +56,7 @@ from .precision import (
     float32_rope_cos_sin,
     rope_angle_error,
     rope_score_error,
+    round_to_bfloat16,
     stored_positions,
 )
 from .properties import slow_pair_count
@@ -117,8 +119,11 @@ __all__ = [
     "rope_frequencies",
     "rope_wavelengths",
     "yarn_correction_range",
+    "ALIBI_FORMS",
+    "BIAS_DTYPES",
     "alibi_bias",
     "alibi_slopes",
+    "alibi_weight_error",
     "expected_rotary_score",
     "fairseq_positions",
     "fairseq_sinusoidal",
@@ -151,6 +156,7 @@ __all__ = [
     "score_shift_error",
     "shift_rotated_keys",
     "repeated_shift_error",
+    "draft_tree_positions",
     "cached_angle_error",
     "key_error",
     "streaming_positions",
@@ -191,6 +197,7 @@ __all__ = [
     "float32_rope_cos_sin",
     "rope_angle_error",
     "rope_score_error",
+    "round_to_bfloat16",
     "stored_positions",
     "xpos_centred_positions",
     "xpos_safe_position",

@@ -34,6 +34,9 @@ __all__ = [
     "check_mask",
     "check_generator",
     "check_callable",
+    "CONFIG_LIMITS",
+    "check_config_int",
+    "check_config_name",
 ]
 
 
@@ -77,7 +80,10 @@ def check_float(
     """A finite real number, optionally bounded below and above."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond float64
+        value = np.inf if value > 0 else -np.inf
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     if greater_than is not None and not value > greater_than:
@@ -400,4 +406,47 @@ def check_callable(name: str, value):
         raise TypeError(
             f"{name} must be callable (a function), got {type(value).__name__} {value!r}"
         )
+    return value
+
+
+#: The largest value a model's ``config.json`` may give for each kind of size, and why.
+#: Generous against every released model (the deepest have a few hundred layers, the
+#: widest heads 512 dims, the longest context 10,485,760 tokens), and small enough that
+#: nothing a reader builds from them (a list per layer, a frequency per pair, a bisection
+#: over distances) costs more than a few megabytes or a moment; every bound is below 2**53,
+#: where float64, and the numbers of the page's JavaScript port, still hold every integer.
+CONFIG_LIMITS = {
+    "layers": (10_000, "a count of layers; released models have at most a few hundred"),
+    "heads": (65_536, "a count of heads or buckets; released models have at most a few hundred"),
+    "head_dim": (65_536, "a width of a head in dims; released models use a few hundred at most"),
+    "width": (2**24, "a model width, 2**24; released models are at most about 30,000 wide"),
+    "length": (
+        2**50,
+        "a length or other size in tokens, 2**50, below 2**53 where float64 holds every position",
+    ),
+}
+
+
+def check_config_int(name: str, value, kind: str, *, minimum: int = 1) -> int:
+    """An integer a model's config gives for a size: ``minimum`` up to the bound of its
+    ``kind`` in :data:`CONFIG_LIMITS`; ``name`` is the key's path
+    (``config['text_config']['head_dim']``).
+
+    >>> check_config_int("config['num_hidden_layers']", 10**7, "layers")
+    Traceback (most recent call last):
+    ...
+    ValueError: config['num_hidden_layers'] must be <= 10000 (a count of layers; released \
+models have at most a few hundred), got 10000000
+    """
+    value = check_int(name, value, minimum=minimum)
+    limit, why = CONFIG_LIMITS[kind]
+    if value > limit:
+        raise ValueError(f"{name} must be <= {limit} ({why}), got {value}")
+    return value
+
+
+def check_config_name(name: str, value) -> str | None:
+    """A name a config gives, such as ``model_type``: a string, or None where it gives none."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
     return value

@@ -10,6 +10,11 @@ The slopes ``m_h`` form a geometric sequence fixed before training: for
 Other head counts take the slopes of the closest power of two below ``n`` and
 fill the remaining heads with every other slope of twice that power, as the
 paper's code does.
+
+Softmax ignores the part ``−m_h · i`` that is the same for a whole row, so a bias
+``+m_h · j`` that depends on the key alone gives the same weights — in exact
+arithmetic. :func:`alibi_weight_error` measures what is left of that once the
+bias is held in float32 or bfloat16.
 """
 
 from __future__ import annotations
@@ -18,9 +23,24 @@ import math
 
 import numpy as np
 
-from ._checks import check_bool, check_float_dtype, check_int
+from ._checks import (
+    check_array,
+    check_bool,
+    check_choice,
+    check_float,
+    check_float_dtype,
+    check_int,
+)
+from .attention import softmax
+from .precision import round_to_bfloat16
 
-__all__ = ["alibi_slopes", "alibi_bias"]
+__all__ = ["ALIBI_FORMS", "BIAS_DTYPES", "alibi_slopes", "alibi_bias", "alibi_weight_error"]
+
+#: The two ways to write ALiBi's bias for query ``i`` and key ``j``: the paper's
+#: formula ``−m (i − j)``, and ``+m j``, which depends on the key alone.
+ALIBI_FORMS = ("relative", "keys")
+#: The precisions :func:`alibi_weight_error` holds the bias in (bfloat16 emulated).
+BIAS_DTYPES = ("float64", "float32", "bfloat16")
 
 
 def _power_of_two_slopes(n: int) -> np.ndarray:
@@ -82,7 +102,8 @@ def alibi_bias(num_heads, query_len, key_len=None, *, causal=True, dtype=np.floa
     causal : bool, optional
         True (default): ``−m_h · (i − j)`` for keys at or before the query and
         ``−inf`` after it, so the bias is also the causal mask. False:
-        ``−m_h · |i − j|`` everywhere (a symmetric variant for encoders).
+        ``−m_h · |i − j|`` everywhere: one symmetric choice for encoders, which the
+        paper does not define (it treats causal language models only).
     dtype : float dtype, optional
         Output dtype (float32 by default). float32 and float64 are computed in
         their own precision as ``float(m_h) × distance``; float16 in float32 and
@@ -131,3 +152,78 @@ def alibi_bias(num_heads, query_len, key_len=None, *, causal=True, dtype=np.floa
     out = np.empty((num_heads, query_len, key_len), dtype=dtype)
     np.copyto(out, rows, casting="same_kind")
     return out
+
+
+def alibi_weight_error(scores, slope, *, form="relative", dtype="float32") -> float:
+    """How far one query's ALiBi attention weights move when the bias is held in ``dtype``.
+
+    The query is the last of ``n = len(scores)`` positions, ``i = n − 1``, and sees
+    every key ``j = 0 … i``. Its bias is written in one of two forms, equal after
+    softmax in exact arithmetic because softmax ignores a constant added to a row::
+
+        "relative":  −m (i − j)     the paper's formula; 0 at the newest key
+        "keys":      +m j           the paper's code and Hugging Face's BLOOM
+
+    The bias is computed as BLOOM's ``build_alibi_tensor`` computes it, a float32
+    slope times float32 distances (or positions), then rounded to ``dtype``
+    (bfloat16 by :func:`pe_explained.precision.round_to_bfloat16`); ``"float64"``
+    computes it in float64. It is added to the content scores in float64, so the
+    error is the bias's alone (a bfloat16 model also rounds the scores, which costs
+    both forms alike). The result is::
+
+        max over j  |softmax(s + fl(b))_j − softmax(s − m (i − j))_j|
+
+    with the reference in float64. In ``"keys"`` form the bias of the keys that
+    matter, near ``j = i``, is near ``m i``; for a long row that is a large number,
+    held with a spacing of its own size times ``2^-8`` in bfloat16 (8 at 1,024 to
+    2,048), which moves the weights by order one. In ``"relative"`` form those keys
+    have the smallest biases, held finely.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        The query's content scores ``q · k_j / sqrt(head_dim)``, key 0 first;
+        finite, at least one key.
+    slope : float
+        The head's slope ``m``, > 0 (:func:`alibi_slopes`).
+    form : {"relative", "keys"}, optional
+    dtype : {"float32", "float64", "bfloat16"}, optional
+
+    Returns
+    -------
+    float
+        The largest absolute difference between the weights and the exact ones.
+
+    References
+    ----------
+    Press, Smith and Lewis 2022, section 3 (the bias) and their ``fairseq`` code
+    (one row of ``m j`` added to the causal mask); transformers'
+    ``models/bloom/modeling_bloom.py`` (``build_alibi_tensor``: float32 slopes
+    times positions, ``.to(dtype)``).
+
+    Examples
+    --------
+    >>> s = np.random.default_rng(0).normal(0.0, 3.0, size=2048)
+    >>> m = float(alibi_slopes(112)[64])          # BLOOM-176B's head 65: 2^(-1/16)
+    >>> [f"{alibi_weight_error(s, m, form=f, dtype='bfloat16'):.1e}" for f in ALIBI_FORMS]
+    ['2.3e-04', '3.5e-01']
+    >>> alibi_weight_error([0.0, 0.0], 0.5, form="keys", dtype="bfloat16")  # m j exact
+    0.0
+    """
+    scores = check_array(
+        "scores", scores, ndim=1, rule="1-D (one query's scores, key 0 first)", nonempty=True
+    )
+    slope = check_float("slope", slope, greater_than=0.0)
+    form = check_choice("form", form, ALIBI_FORMS)
+    dtype = check_choice("dtype", dtype, BIAS_DTYPES)
+    last = len(scores) - 1
+    keys = np.arange(len(scores))
+    # the bias's sign and what it multiplies: −m (i − j), or +m j
+    sign, steps = (-1.0, last - keys) if form == "relative" else (1.0, keys)
+    if dtype == "float64":
+        bias = sign * (slope * steps.astype(np.float64))
+    else:
+        bias32 = np.float32(sign) * (np.float32(slope) * steps.astype(np.float32))
+        bias = (round_to_bfloat16(bias32) if dtype == "bfloat16" else bias32).astype(np.float64)
+    exact = softmax(scores - slope * (last - keys).astype(np.float64))
+    return float(np.abs(softmax(scores + bias) - exact).max())

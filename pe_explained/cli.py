@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pe_explained",
         description="Positional encodings from the command line: print the sinusoidal "
-        "table or draw it as text.",
+        "table or draw it as text, or inspect what a model's config.json does to positions.",
     )
     parser.add_argument("--version", action="version", version=f"pe_explained {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

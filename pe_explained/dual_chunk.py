@@ -36,7 +36,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._checks import check_bool, check_int, check_optional, check_size
+from ._checks import check_bool, check_config_int, check_int, check_optional, check_size
 
 __all__ = [
     "dual_chunk_position_ids",
@@ -296,7 +296,7 @@ def dual_chunk_config(config) -> dict:
     values = {**CONFIG_DEFAULTS, **config}
 
     def key_int(key, minimum):
-        return check_int(f"config[{key!r}]", values[key], minimum=minimum)
+        return check_config_int(f"config[{key!r}]", values[key], "length", minimum=minimum)
 
     chunk_size = key_int("chunk_size", 1)
     local_size = key_int("local_size", 0)

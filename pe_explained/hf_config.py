@@ -38,7 +38,13 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._checks import check_base, check_choice, check_float, check_int
+from ._checks import (
+    check_base,
+    check_choice,
+    check_config_int,
+    check_config_name,
+    check_float,
+)
 from .hf_families import standardise
 from .rope import _frequencies, _scaling_dict, rope_frequencies
 
@@ -79,6 +85,7 @@ _EXTRA_KEYS = frozenset(
 #: ``model_type`` values whose transformers code pairs dimensions 2j and 2j + 1
 #: (``repeat_interleave`` of the frequencies, or ``x[..., 0::2]``); the others use
 #: ``rotate_half``. DeepSeek-V3 interleaves unless its config sets ``rope_interleave``.
+#: Checked against transformers 5.23's code in ``tests/test_transformers_interleaved.py``.
 _INTERLEAVED_MODEL_TYPES = frozenset(
     {
         "codegen",
@@ -98,6 +105,7 @@ _INTERLEAVED_MODEL_TYPES = frozenset(
         "kimi_k2",
         "llama4",
         "llama4_text",
+        "roformer",  # its own rotation, RoFormerSelfAttention.apply_rotary_position_embeddings
     }
 )
 
@@ -242,16 +250,17 @@ class RopeSettings:
         )
 
 
-def _optional_int(cfg: Mapping, key: str, path: str) -> int | None:
+def _optional_length(cfg: Mapping, key: str, path: str) -> int | None:
     value = cfg.get(key)
-    return None if value is None else check_int(f"{path}[{key!r}]", value, minimum=1)
+    return None if value is None else check_config_int(f"{path}[{key!r}]", value, "length")
 
 
 def _head_dim(cfg: Mapping, path: str) -> int:
     """``head_dim`` (DeepSeek: ``qk_rope_head_dim``), else hidden_size // num_attention_heads."""
     for key in ("qk_rope_head_dim", "head_dim"):  # DeepSeek-V2/V3 set head_dim to the first
         if cfg.get(key) is not None:
-            value, name = check_int(f"{path}[{key!r}]", cfg[key], minimum=1), f"{path}[{key!r}]"
+            name = f"{path}[{key!r}]"
+            value = check_config_int(name, cfg[key], "head_dim")
             break
     else:
         if cfg.get("hidden_size") is None or cfg.get("num_attention_heads") is None:
@@ -259,9 +268,12 @@ def _head_dim(cfg: Mapping, path: str) -> int:
                 f"{path} must give 'head_dim', or 'hidden_size' and 'num_attention_heads' "
                 "(head_dim = hidden_size // num_attention_heads)"
             )
-        hidden = check_int(f"{path}['hidden_size']", cfg["hidden_size"], minimum=1)
-        heads = check_int(f"{path}['num_attention_heads']", cfg["num_attention_heads"], minimum=1)
-        value, name = hidden // heads, f"{path}['hidden_size'] // {path}['num_attention_heads']"
+        hidden = check_config_int(f"{path}['hidden_size']", cfg["hidden_size"], "width")
+        heads = check_config_int(
+            f"{path}['num_attention_heads']", cfg["num_attention_heads"], "heads"
+        )
+        name = f"{path}['hidden_size'] // {path}['num_attention_heads']"
+        value = check_config_int(name, hidden // heads, "head_dim")
     if value % 2:
         raise ValueError(f"{name} (head_dim) must be even for RoPE, got {value}")
     return value
@@ -278,11 +290,16 @@ ROPE_KEYS = (
 
 
 def _check_config(config) -> None:
-    """``config`` must be a mapping: a model's config.json, loaded."""
+    """``config`` must be a mapping: a model's config.json, loaded; its ``model_type`` a
+    string and its ``text_config`` a dict, where it gives them."""
     if not isinstance(config, Mapping):
         raise TypeError(
             f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
         )
+    check_config_name("config['model_type']", config.get("model_type"))
+    text = config.get("text_config")
+    if text is not None and not isinstance(text, Mapping):
+        raise TypeError(f"config['text_config'] must be a dict, got {type(text).__name__}")
 
 
 def _text_part(config: Mapping) -> tuple[Mapping, str]:
@@ -313,8 +330,8 @@ def _head_dim_overrides(cfg: Mapping, path: str, layer_types) -> dict[str, int]:
     """
     out = {}
     if cfg.get("global_head_dim") is not None:
-        out["full_attention"] = check_int(
-            f"{path}['global_head_dim']", cfg["global_head_dim"], minimum=2
+        out["full_attention"] = check_config_int(
+            f"{path}['global_head_dim']", cfg["global_head_dim"], "head_dim", minimum=2
         )
     per_layer = cfg.get("per_layer_config")
     if isinstance(per_layer, Mapping) and layer_types:
@@ -329,7 +346,8 @@ def _head_dim_overrides(cfg: Mapping, path: str, layer_types) -> dict[str, int]:
             position = int(index)
             if position >= len(layer_types):
                 raise ValueError(f"{name}: layer {position} is beyond config['layer_types']")
-            kind, value = layer_types[position], check_int(name, overrides["head_dim"], minimum=2)
+            kind = layer_types[position]
+            value = check_config_int(name, overrides["head_dim"], "head_dim", minimum=2)
             if out.setdefault(kind, value) != value:
                 raise ValueError(f"{name} = {value} differs from other {kind!r} layers'")
     return out
@@ -389,6 +407,38 @@ def _entries(cfg: Mapping, path: str) -> list[tuple[str, Mapping | None, str, di
     return [(ALL_LAYERS, rope or {"rope_type": "default"}, where, {**top, "flat": True})]
 
 
+def _check_extra(extra: Mapping, where: str) -> None:
+    """The model-specific keys of a RoPE dict that the report shows as given."""
+    for key, value in extra.items():
+        name = f"{where}[{key!r}]"
+        if value is None:
+            continue
+        if key == "max_position_embeddings":
+            check_config_int(name, value, "length")
+        elif key == "llama_4_scaling_beta":
+            check_float(name, value, at_least=0.0)
+        elif key == "mrope_section":
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+                raise TypeError(f"{name} must be a list of pair counts, got {value!r}")
+            for count in value:
+                check_config_int(name, count, "head_dim", minimum=0)
+        elif not isinstance(value, bool):  # interleaved, mrope_interleaved
+            raise TypeError(f"{name} must be true or false, got {value!r}")
+
+
+def _as_read(params: Mapping) -> dict:
+    """``params`` with every integer beyond 2**53 given as the float it is read as (the
+    checks above read such a number as a real; only sizes must be exact integers)."""
+
+    def read(value):
+        if isinstance(value, (list, tuple)):
+            return [read(item) for item in value]
+        big = isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**53
+        return float(value) if big else value
+
+    return {key: read(value) for key, value in params.items()}
+
+
 def _layout(cfg: Mapping, path: str) -> str:
     if cfg.get("model_type") in _INTERLEAVE_IGNORED:
         return "interleaved"
@@ -404,7 +454,8 @@ def _settings(layer_type, entry, where, inherited, cfg, path) -> RopeSettings:
     if not isinstance(entry, Mapping):
         raise TypeError(f"{where} must be a dict or null, got {type(entry).__name__}")
     params = dict(entry)
-    extra = {key: params.pop(key) for key in _EXTRA_KEYS & params.keys()}
+    extra = {key: params.pop(key) for key in sorted(_EXTRA_KEYS & params.keys())}
+    _check_extra(extra, where)
     if params.get("rope_type", params.get("type")) == "mrope":  # Qwen2-VL: plain frequencies
         params.pop("type", None)
         params["rope_type"] = "default"
@@ -423,7 +474,7 @@ def _settings(layer_type, entry, where, inherited, cfg, path) -> RopeSettings:
         share, share_name = inherited.get("partial_rotary_factor", (1.0, "partial_rotary_factor"))
     share = check_float(share_name, share, greater_than=0.0, at_most=1.0)
     head_dim = inherited.get("head_dim") or _head_dim(cfg, path)
-    max_pos = _optional_int(cfg, "max_position_embeddings", path)
+    max_pos = _optional_length(cfg, "max_position_embeddings", path)
 
     # the context each type reads, where transformers reads it
     context = params.pop("original_max_position_embeddings", None)
@@ -441,7 +492,8 @@ def _settings(layer_type, entry, where, inherited, cfg, path) -> RopeSettings:
                 f"{where} for rope_type {rope_type!r} needs 'original_max_position_embeddings' "
                 f"(or {path}['max_position_embeddings'])"
             )
-        context = check_int(f"{where}['original_max_position_embeddings']", context, minimum=1)
+        name = f"{where}['original_max_position_embeddings']"
+        context = check_config_int(name, context, "length")
     else:
         context = None
     if context is not None:
@@ -471,11 +523,11 @@ def _settings(layer_type, entry, where, inherited, cfg, path) -> RopeSettings:
         partial_rotary_factor=share,
         scaling=None
         if rope_type == "default"
-        else MappingProxyType({"rope_type": rope_type, **lib}),
+        else MappingProxyType({"rope_type": rope_type, **_as_read(lib)}),
         max_position_embeddings=max_pos,
         original_max_position_embeddings=context,
         layout=_layout(cfg, path),
-        extra=MappingProxyType(extra),
+        extra=MappingProxyType(_as_read(extra)),
     )
 
 
@@ -592,7 +644,7 @@ def config_rope_frequencies(config, *, layer_type=None, seq_len=None):
 def _layer_count(cfg: Mapping, path: str) -> int:
     if cfg.get("num_hidden_layers") is None:
         raise ValueError(f"{path}['num_hidden_layers'] is needed to lay out the layers")
-    return check_int(f"{path}['num_hidden_layers']", cfg["num_hidden_layers"], minimum=1)
+    return check_config_int(f"{path}['num_hidden_layers']", cfg["num_hidden_layers"], "layers")
 
 
 def _layer_type_list(cfg: Mapping, path: str, count: int) -> list[str] | None:
@@ -602,7 +654,7 @@ def _layer_type_list(cfg: Mapping, path: str, count: int) -> list[str] | None:
         pattern = cfg.get("sliding_window_pattern", _PATTERN_DEFAULT.get(cfg.get("model_type")))
         if pattern is None:
             return None
-        pattern = check_int(f"{path}['sliding_window_pattern']", pattern, minimum=1)
+        pattern = check_config_int(f"{path}['sliding_window_pattern']", pattern, "layers")
         # every pattern-th layer is global: (i + 1) % pattern == 0
         return [
             "sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(count)
@@ -620,8 +672,8 @@ def _rotating_layers(cfg: Mapping, path: str, count: int) -> list[bool] | None:
     flags = cfg.get("no_rope_layers")
     model_type = cfg.get("model_type")
     if not flags and (model_type in _NO_ROPE_LIST_TYPES or "no_rope_layer_interval" in cfg):
-        interval = check_int(
-            f"{path}['no_rope_layer_interval']", cfg.get("no_rope_layer_interval", 4), minimum=1
+        interval = check_config_int(
+            f"{path}['no_rope_layer_interval']", cfg.get("no_rope_layer_interval", 4), "layers"
         )
         # transformers: int((layer_idx + 1) % no_rope_layer_interval != 0)
         return [(i + 1) % interval != 0 for i in range(count)]

@@ -26,44 +26,92 @@ class it follows (``transformers`` 5.23):
 * Hunyuan (``hunyuan_v1_dense``, ``hunyuan_v1_moe``): a ``"dynamic"`` dict with a
   non-zero ``alpha`` is NTK-α, a fixed base ``θ · α^(d / (d − 2))`` with ``d =
   head_dim`` (``HunYuanDenseV1RotaryEmbedding``), not dynamic scaling;
-* ``max_position_embeddings`` when the file gives none (:data:`DEFAULT_MAX_POSITIONS`):
-  Gemma 3's 131,072 (``Gemma3TextConfig``, the text config of ``Gemma3Config`` too;
-  Gemma 3 27B-it's ``text_config`` states none), Gemma 3n's 32,768
-  (``Gemma3nTextConfig``). :func:`standardise` leaves the length alone; a runtime that
-  reads the configuration object, as vLLM does, sees this default
-  (:func:`~pe_explained.vllm_max_model_len`).
+* the base and ``max_position_embeddings`` when the file gives none
+  (:data:`CLASS_DEFAULTS`): ``{"model_type": "llama"}`` rotates with base 10,000 and a
+  context of 2,048, Gemma 3 27B-it's ``text_config`` (no length) has Gemma 3's 131,072,
+  each with a note "(class default …)", as transformers' configuration classes fill them
+  in, and as a runtime that reads the configuration object (vLLM) sees them.
 
 :func:`standardise` returns a new dict and the notes a report shows about what it did.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Mapping
 
-from ._checks import check_float, check_int
+from ._checks import check_config_int, check_config_name, check_float
 
-__all__ = ["DEFAULT_MAX_POSITIONS", "DEFAULT_THETAS", "LEGACY_NAMES", "legacy_key", "standardise"]
+__all__ = [
+    "CLASS_DEFAULTS",
+    "DEFAULT_MAX_POSITIONS",
+    "DEFAULT_THETAS",
+    "LEGACY_NAMES",
+    "legacy_key",
+    "standardise",
+]
 
+#: What the configuration classes of transformers 5.23 fill in where a file states
+#: nothing: ``(rope_theta, max_position_embeddings)`` per ``model_type`` (a multimodal
+#: family's length: its text config's; ``rope_theta`` None where the class sets a base
+#: per layer type, read elsewhere). ``tests/test_transformers_rope.py`` holds every entry
+#: to the class.
+CLASS_DEFAULTS = {
+    "apertus": (12_000_000.0, 65_536),
+    "cohere": (500_000.0, 8_192),
+    "cohere2": (10_000.0, 8_192),
+    "deepseek_v2": (10_000.0, 2_048),
+    "deepseek_v3": (10_000.0, 4_096),
+    "ernie4_5": (500_000.0, 131_072),
+    "ernie4_5_moe": (500_000.0, 131_072),
+    "exaone4": (10_000.0, 2_048),
+    "falcon": (10_000.0, 2_048),
+    "gemma": (10_000.0, 8_192),
+    "gemma2": (10_000.0, 8_192),
+    "gemma3": (None, 131_072),
+    "gemma3_text": (None, 131_072),
+    "gemma3n": (None, 32_768),
+    "gemma3n_text": (None, 32_768),
+    "glm": (10_000.0, 131_072),
+    "glm4": (10_000.0, 131_072),
+    "gpt_neox": (10_000.0, 2_048),
+    "gpt_oss": (150_000.0, 131_072),
+    "granite": (10_000.0, 2_048),
+    "helium": (100_000.0, 4_096),
+    "hunyuan_v1_dense": (10_000.0, 2_048),
+    "llama": (10_000.0, 2_048),
+    "llama4": (500_000.0, 131_072),
+    "llama4_text": (500_000.0, 131_072),
+    "minimax_m2": (5_000_000.0, 196_608),
+    "ministral": (10_000.0, 131_072),
+    "mistral": (10_000.0, 131_072),
+    "mixtral": (1_000_000.0, 131_072),
+    "nemotron": (10_000.0, 4_096),
+    "olmo": (10_000.0, 2_048),
+    "olmo2": (10_000.0, 2_048),
+    "olmo3": (500_000.0, 2_048),
+    "persimmon": (10_000.0, 16_384),
+    "phi": (10_000.0, 2_048),
+    "phi3": (10_000.0, 4_096),
+    "qwen2": (10_000.0, 32_768),
+    "qwen2_moe": (10_000.0, 32_768),
+    "qwen3": (10_000.0, 32_768),
+    "qwen3_moe": (10_000.0, 32_768),
+    "qwen3_next": (10_000.0, 32_768),
+    "smollm3": (2_000_000.0, 32_768),
+    "stablelm": (10_000.0, 4_096),
+    "starcoder2": (10_000.0, 4_096),
+}
 #: ``default_theta`` of the configuration classes that do not use 10,000.
 DEFAULT_THETAS = {
-    "apertus": 12_000_000.0,
-    "ernie4_5": 500_000.0,
-    "ernie4_5_moe": 500_000.0,
-    "gpt_oss": 150_000.0,
-    "llama4": 500_000.0,
-    "llama4_text": 500_000.0,
-    "minimax_m2": 5_000_000.0,
-    "olmo3": 500_000.0,
-    "smollm3": 2_000_000.0,
+    model_type: theta
+    for model_type, (theta, _) in CLASS_DEFAULTS.items()
+    if theta is not None and theta != 10_000.0
 }
 #: ``max_position_embeddings`` of the configuration classes whose files may leave it
-#: out (transformers 5.23; a multimodal family's entry is its text config's class).
-DEFAULT_MAX_POSITIONS = {
-    "gemma3": 131_072,
-    "gemma3_text": 131_072,
-    "gemma3n": 32_768,
-    "gemma3n_text": 32_768,
-}
+#: out (a multimodal family's entry is its text config's class).
+DEFAULT_MAX_POSITIONS = {model_type: length for model_type, (_, length) in CLASS_DEFAULTS.items()}
 #: ``partial_rotary_factor`` of the classes that set one when the file gives none.
 _PARTIAL_DEFAULTS = {
     "qwen3_next": 0.25,
@@ -206,9 +254,9 @@ def _deepseek_v4(cfg: dict, path: str, notes: list[str]) -> None:
     head_dim = cfg.get("head_dim")
     share = cfg.get("partial_rotary_factor")
     if share is None and cfg.get("qk_rope_head_dim") is not None and head_dim:
-        share = check_int(f"{path}['qk_rope_head_dim']", cfg["qk_rope_head_dim"], minimum=1) / (
-            check_int(f"{path}['head_dim']", head_dim, minimum=1)
-        )
+        name = f"{path}['qk_rope_head_dim']"
+        rotated = check_config_int(name, cfg["qk_rope_head_dim"], "head_dim")
+        share = rotated / check_config_int(f"{path}['head_dim']", head_dim, "head_dim")
     share = 64 / 512 if share is None else share
     cfg.pop("qk_rope_head_dim", None)  # popped by the class: head_dim is the whole head
     main = {"rope_type": "default", "rope_theta": cfg.get("rope_theta", 10_000.0)}
@@ -247,15 +295,21 @@ def _hunyuan(cfg: dict, path: str, notes: list[str]) -> None:
     # the head width: head_dim, the remote code's attention_head_dim, else hidden / heads
     for width in ("head_dim", "attention_head_dim"):
         if cfg.get(width) is not None:
-            d = check_int(f"{path}[{width!r}]", cfg[width], minimum=4)
+            d = check_config_int(f"{path}[{width!r}]", cfg[width], "head_dim", minimum=4)
             break
     else:
         if cfg.get("hidden_size") is None or cfg.get("num_attention_heads") is None:
             raise ValueError(f"{path}['head_dim'] is needed: NTK-alpha ({where}) reads it")
-        hidden = check_int(f"{path}['hidden_size']", cfg["hidden_size"], minimum=4)
-        heads = check_int(f"{path}['num_attention_heads']", cfg["num_attention_heads"], minimum=1)
-        d = check_int(f"{path}['head_dim']", hidden // heads, minimum=4)
+        hidden = check_config_int(f"{path}['hidden_size']", cfg["hidden_size"], "width", minimum=4)
+        heads = check_config_int(
+            f"{path}['num_attention_heads']", cfg["num_attention_heads"], "heads"
+        )
+        d = check_config_int(f"{path}['head_dim']", hidden // heads, "head_dim", minimum=4)
     theta = check_float(f"{path}['rope_theta']", cfg.get("rope_theta", 10_000.0), greater_than=1.0)
+    if math.log(theta) + d / (d - 2) * math.log(alpha) >= math.log(sys.float_info.max):
+        raise ValueError(
+            f"{where} = {alpha:g} puts the base theta · alpha^(d/(d-2)) beyond float64"
+        )
     base = theta * alpha ** (d / (d - 2))  # base = θ · α^(d / (d − 2))
     cfg[key] = {"rope_type": "default", "rope_theta": base}
     cfg.pop("rope_theta", None)
@@ -278,13 +332,15 @@ def _rotary_dim(cfg: dict, path: str, notes: list[str]) -> None:
     """
     head = cfg.get("head_dim")
     if head is None and cfg.get("hidden_size") and cfg.get("num_attention_heads"):
-        hidden = check_int(f"{path}['hidden_size']", cfg["hidden_size"], minimum=1)
-        heads = check_int(f"{path}['num_attention_heads']", cfg["num_attention_heads"], minimum=1)
+        hidden = check_config_int(f"{path}['hidden_size']", cfg["hidden_size"], "width")
+        heads = check_config_int(
+            f"{path}['num_attention_heads']", cfg["num_attention_heads"], "heads"
+        )
         head = hidden // heads
     if cfg.get("partial_rotary_factor") is not None or head is None:
         return
-    rotary = check_int(f"{path}['rotary_dim']", cfg["rotary_dim"], minimum=2)
-    head = check_int(f"{path}['head_dim']", head, minimum=2)
+    rotary = check_config_int(f"{path}['rotary_dim']", cfg["rotary_dim"], "head_dim", minimum=2)
+    head = check_config_int(f"{path}['head_dim']", head, "head_dim", minimum=2)
     if rotary > head:
         raise ValueError(f"{path}['rotary_dim'] = {rotary} is larger than the head ({head})")
     cfg["partial_rotary_factor"] = rotary / head
@@ -312,6 +368,7 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
     """
     out = dict(cfg)
     notes: list[str] = []
+    check_config_name(f"{path}['model_type']", out.get("model_type"))
     if out.get("model_type") in _RENAMED_TYPES:
         out["model_type"] = _RENAMED_TYPES[out["model_type"]]
         notes.append(
@@ -322,9 +379,26 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
     for legacy, standard in LEGACY_NAMES.get(model_type, {}).items():
         if legacy in out and standard not in out:
             out[standard] = out[legacy]
-    if model_type in _IMPLICIT_ROPE and not any(k in out for k in ("rope_theta", *_ROPE_DICT_KEYS)):
+    states_rope = any(k in out for k in ("rope_theta", *_ROPE_DICT_KEYS))
+    if model_type in _IMPLICIT_ROPE and not states_rope:
         if not (model_type == "falcon" and out.get("alibi")):
             out["rope_theta"] = 10_000.0
+    elif model_type in CLASS_DEFAULTS and not states_rope:
+        theta = CLASS_DEFAULTS[model_type][0]
+        if theta is not None:
+            out["rope_theta"] = theta
+            notes.append(
+                f"{path} states no base: rope_theta {theta:g} (class default of "
+                f"{model_type!r} in transformers)"
+            )
+    if model_type in CLASS_DEFAULTS and "max_position_embeddings" not in out:
+        if not (model_type == "falcon" and out.get("alibi")):
+            length = CLASS_DEFAULTS[model_type][1]
+            out["max_position_embeddings"] = length
+            notes.append(
+                f"{path} states no max_position_embeddings: {length} (class default of "
+                f"{model_type!r} in transformers)"
+            )
     if model_type in _ROTARY_DIM_TYPES and out.get("rotary_dim") is not None:
         _rotary_dim(out, path, notes)
     if model_type in _PARTIAL_DEFAULTS and out.get("partial_rotary_factor") is None:

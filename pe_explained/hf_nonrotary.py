@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_bool, check_int
+from ._checks import check_bool, check_config_int, check_config_name
 from .alibi import alibi_slopes
 from .hf_families import legacy_key
 
@@ -142,19 +142,24 @@ def _bfloat16(values: np.ndarray) -> np.ndarray:
     return bits.view(np.float32).astype(np.float64)
 
 
-def _get(cfg: Mapping, key: str, path: str, read: list[str], *, minimum: int = 1) -> int:
-    """``cfg[key]`` (or its class default) as an int ≥ ``minimum``; the key is recorded."""
+def _get(
+    cfg: Mapping, key: str, path: str, read: list[str], kind: str = "length", *, minimum: int = 1
+) -> int:
+    """``cfg[key]`` (or its class default) as an int from ``minimum`` to the bound of its
+    ``kind`` (:data:`~pe_explained._checks.CONFIG_LIMITS`); the key is recorded."""
     if key not in cfg and key not in _DEFAULTS:
         raise ValueError(f"{path}[{key!r}] is needed to read this model's positions")
     read.append(key)
-    return check_int(f"{path}[{key!r}]", cfg.get(key, _DEFAULTS.get(key)), minimum=minimum)
+    value = cfg.get(key, _DEFAULTS.get(key))
+    return check_config_int(f"{path}[{key!r}]", value, kind, minimum=minimum)
 
 
 def _count(cfg: Mapping, standard: str, model_type, path, read) -> int:
     """The layer or head count (``standard`` its name in transformers), read under the
     family's own key where the file uses it (:data:`~pe_explained.hf_families.LEGACY_NAMES`)."""
     key = legacy_key(model_type, standard)
-    return _get(cfg, key if key in cfg else standard, path, read)
+    kind = "layers" if standard == "num_hidden_layers" else "heads"
+    return _get(cfg, key if key in cfg else standard, path, read, kind)
 
 
 def _alibi(cfg: Mapping, model_type, path: str, read: list[str]) -> tuple[tuple, int | None]:
@@ -166,8 +171,8 @@ def _alibi(cfg: Mapping, model_type, path: str, read: list[str]) -> tuple[tuple,
         attn = cfg.get("attn_config") or {}
         if not isinstance(attn, Mapping):
             raise TypeError(f"{path}['attn_config'] must be a mapping, got {attn!r}")
-        bias_max = check_int(
-            f"{path}['attn_config']['alibi_bias_max']", attn.get("alibi_bias_max", 8), minimum=1
+        bias_max = check_config_int(
+            f"{path}['attn_config']['alibi_bias_max']", attn.get("alibi_bias_max", 8), "length"
         )
         # build_mpt_alibi_tensor: 2^(−bias_max · k / n') over the next power of two n',
         # odd k first, cut to n heads — the paper's slopes raised to bias_max / 8, for any n
@@ -208,11 +213,15 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping (a loaded config.json), got {config!r}")
-    model_type, path, read = config.get("model_type"), "config", []
+    path, read = "config", []
+    model_type = check_config_name(f"{path}['model_type']", config.get("model_type"))
     if model_type is None:
         classes = config.get("architectures")
-        if isinstance(classes, list) and classes and isinstance(classes[0], str):
-            model_type = _ARCHITECTURES.get(classes[0])
+        name = f"{path}['architectures']"
+        if classes is not None and not isinstance(classes, list):
+            raise TypeError(f"{name} must be a list of class names, got {classes!r}")
+        if classes:
+            model_type = _ARCHITECTURES.get(check_config_name(f"{name}[0]", classes[0]))
     if model_type in _LEARNED:
         key, offset, within = _LEARNED[model_type]
         size = _get(config, key, path, read)
@@ -256,17 +265,27 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
             family=model_type,
         )
     if model_type in _T5:
-        encoder = _get(config, "num_layers", path, read)
+        encoder = _get(config, "num_layers", path, read, "layers")
         decoder = encoder
         if config.get("num_decoder_layers") is not None:
-            decoder = _get(config, "num_decoder_layers", path, read)
+            decoder = _get(config, "num_decoder_layers", path, read, "layers")
+        heads = _get(config, "num_heads", path, read, "heads")
+        # the encoder splits its buckets between two directions, each with >= 2
+        buckets = _get(config, "relative_attention_num_buckets", path, read, "heads", minimum=4)
+        distance = _get(config, "relative_attention_max_distance", path, read)
+        if distance <= buckets // 2:  # the decoder's exact buckets: one per distance below
+            raise ValueError(
+                f"{path}['relative_attention_max_distance'] must be > {buckets // 2} (the "
+                f"decoder's exact buckets, half of {path}['relative_attention_num_buckets'] = "
+                f"{buckets}), got {distance}"
+            )
         return NonRotaryPositions(
             "t5_bias",
             "scores",
             encoder + decoder,
-            _get(config, "num_heads", path, read),
-            num_buckets=_get(config, "relative_attention_num_buckets", path, read, minimum=2),
-            max_distance=_get(config, "relative_attention_max_distance", path, read),
+            heads,
+            num_buckets=buckets,
+            max_distance=distance,
             read_from=tuple(read),
             family=model_type,
         )

@@ -171,8 +171,35 @@ def shift_rotated_keys(keys, delta, inv_freq, *, layout="halves", rotary_dim=Non
     return _turn(keys, shifts, freq, layout, width)
 
 
+def _largest_stored(dtype: np.dtype) -> float:
+    """The largest finite number ``dtype`` stores: numpy's ``finfo`` for its own floats;
+    for a registered extension float (``ml_dtypes.float8_e4m3fn``: 448), found from its
+    casts alone, by doubling until the cast is not finite and then bisecting."""
+    try:
+        return float(np.finfo(dtype).max)
+    except ValueError:  # not one of numpy's own floats
+        pass
+
+    def holds(x: float) -> bool:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return bool(np.isfinite(np.array([x]).astype(dtype).astype(np.float64))[0])
+
+    low = 1.0
+    while holds(2 * low):
+        low *= 2
+    high = 2 * low
+    for _ in range(64):  # bisect in float64 between the last finite and first non-finite cast
+        mid = (low + high) / 2
+        low, high = (mid, high) if holds(mid) else (low, mid)
+    return float(np.array([low]).astype(dtype).astype(np.float64)[0])
+
+
+#: How a quantised cache scales what it stores (``repeated_shift_error``'s ``scale``).
+SCALES = ("none", "tensor", "row")
+
+
 def repeated_shift_error(
-    keys, positions, delta, n_shifts, inv_freq, *, dtype=np.float16, layout="halves"
+    keys, positions, delta, n_shifts, inv_freq, *, dtype=np.float16, layout="halves", scale="none"
 ) -> np.ndarray:
     """How far a cache stored in ``dtype`` drifts when it is shifted by ``delta`` again and again.
 
@@ -213,12 +240,20 @@ def repeated_shift_error(
         What the cache stores: ``numpy.float16``, ``ml_dtypes.bfloat16``,
         ``ml_dtypes.float8_e4m3fn`` (an FP8 cache), ``numpy.float32``, …
     layout : {"halves", "interleaved"}, optional
+    scale : {"none", "tensor", "row"}, optional
+        How the cache scales what it stores, ``round(x / s) · s``: ``"none"`` (s = 1,
+        vLLM's ``k_scale`` when a checkpoint carries none); ``"tensor"``, one
+        ``s = max |x| / max(dtype)`` over the first store, kept for every later one
+        (the calibrated per-tensor ``k_scale`` of an FP8 checkpoint); ``"row"``, that
+        ratio per row at every store (vLLM's ``fp8_per_token_head``, one scale per
+        token and head, computed when the row is written).
 
     Returns
     -------
     ndarray of float64, shape (n_shifts + 1,)
         The error after 0, 1, …, ``n_shifts`` shifts; entry 0 is the rounding of the
-        first store alone.
+        first store alone. A value the format cannot hold (FP8 E4M3 has no infinity:
+        past 448 it stores NaN) makes the error ``inf``.
 
     Examples
     --------
@@ -247,13 +282,23 @@ def repeated_shift_error(
     freq = _check_inv_freq(inv_freq, head_dim // 2, False)
     dtype = check_storage_float_dtype("dtype", dtype)
     layout = check_choice("layout", layout, LAYOUTS)
+    scale = check_choice("scale", scale, SCALES)
     work = np.float64 if dtype == np.float64 else np.float32  # what a shift computes in
+    largest = _largest_stored(dtype)
+    exact = apply_rope(raw, pos, freq, layout=layout)  # R(m) k, float64
+    tensor_scale = np.max(np.abs(exact)) / largest  # one s, from the first store
 
     def store(x):
+        if scale == "none":
+            s = 1.0
+        elif scale == "tensor":
+            s = tensor_scale
+        else:  # s = max |row| / max(dtype), per row; an all-zero row keeps s = 1
+            s = np.max(np.abs(x), axis=-1, keepdims=True) / largest
+            s = np.where(s > 0, s, 1.0)
         with np.errstate(over="ignore", invalid="ignore"):  # out of range: inf, reported
-            return x.astype(dtype).astype(work)
+            return (x / s).astype(dtype).astype(work) * s  # round(x / s) · s
 
-    exact = apply_rope(raw, pos, freq, layout=layout)  # R(m) k, float64
     stored = store(exact)
     errors = np.empty(n_shifts + 1)
     for j in range(n_shifts + 1):
@@ -261,7 +306,7 @@ def repeated_shift_error(
             stored = store(_turn(stored, shifts, freq, layout, head_dim))  # round(R(Δ) · stored)
         truth = _turn(exact, j * shifts, freq, layout, head_dim)  # R(m + jΔ) k, float64
         errors[j] = np.max(np.linalg.norm(stored - truth, axis=-1) / norms)
-    return errors
+    return np.where(np.isnan(errors), np.inf, errors)  # a value the format cannot hold
 
 
 def cached_angle_error(positions, inv_freq_cached, inv_freq_current, *, wrap=True) -> np.ndarray:

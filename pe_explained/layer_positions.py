@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_bool, check_float, check_int
+from ._checks import check_bool, check_config_int, check_float, check_int
 from .hf_config import (
     _LLAMA4_TEMPERATURE,
     _LLAMA4_TYPES,
@@ -168,8 +168,8 @@ def _layer_type_names(cfg: Mapping, path: str, count: int) -> list[str]:
     if model_type == "deepseek_v4" and given is None:
         return _v4_layer_types(cfg, path, count)
     if given is None and model_type in _INTERVAL_TYPES:
-        interval = check_int(
-            f"{path}['full_attention_interval']", cfg.get("full_attention_interval", 4), minimum=1
+        interval = check_config_int(
+            f"{path}['full_attention_interval']", cfg.get("full_attention_interval", 4), "layers"
         )
         return [
             "linear_attention" if (i + 1) % interval else "full_attention" for i in range(count)
@@ -238,7 +238,11 @@ def _v4_layer_types(cfg: Mapping, path: str, count: int) -> list[str]:
         raise ValueError(f"{name} must list one ratio (0, 4 or 128) per layer, got {ratios!r}")
     out = []
     for ratio in ratios[:count]:
-        if ratio not in _V4_RATIOS or isinstance(ratio, bool):
+        if (
+            isinstance(ratio, bool)
+            or not isinstance(ratio, (int, float))
+            or ratio not in _V4_RATIOS
+        ):
             raise ValueError(f"{name} must hold 0, 4 or 128, got {ratio!r}")
         out.append(_V4_RATIOS[ratio])
     return out
@@ -301,6 +305,7 @@ def layer_positions(config) -> list[LayerPosition]:
     # a config that states RoPE has it checked first, whatever its layers
     early = rope_settings(config) if any(k in cfg for k in ROPE_KEYS) else None
     count = _layer_count(cfg, path)
+    window, chunk = _window_and_chunk(cfg, path)
     kinds = _layer_type_names(cfg, path, count)
     model_type = cfg.get("model_type")
     flags = _rotating_layers(cfg, path, count)
@@ -310,11 +315,6 @@ def layer_positions(config) -> list[LayerPosition]:
     ]
     settings = (early if early is not None else rope_settings(config)) if any(rotates) else {}
     mla = cfg.get("qk_rope_head_dim") is not None and cfg.get("kv_lora_rank") is not None
-    # Qwen2, SmolLM3: a window in the file is used only with use_sliding_window
-    window = None if cfg.get("use_sliding_window") is False else cfg.get("sliding_window")
-    chunk = cfg.get(
-        "attention_chunk_size", 8192 if model_type in ("llama4", "llama4_text") else None
-    )
     out = []
     for index, (kind, rotate) in enumerate(zip(kinds, rotates, strict=True)):
         if kind in _RECURRENT:
@@ -340,6 +340,22 @@ def layer_positions(config) -> list[LayerPosition]:
             )
         )
     return out
+
+
+def _window_and_chunk(cfg: Mapping, path: str) -> tuple[int | None, int | None]:
+    """The sliding window and the attention chunk the config gives its layers (tokens)."""
+    use = cfg.get("use_sliding_window")
+    if use is not None:
+        check_bool(f"{path}['use_sliding_window']", use)
+    # Qwen2, SmolLM3: a window in the file is used only with use_sliding_window
+    window = None if use is False else cfg.get("sliding_window")
+    if window is not None:
+        window = check_config_int(f"{path}['sliding_window']", window, "length")
+    default = 8192 if cfg.get("model_type") in ("llama4", "llama4_text") else None
+    chunk = cfg.get("attention_chunk_size", default)
+    if chunk is not None:
+        chunk = check_config_int(f"{path}['attention_chunk_size']", chunk, "length")
+    return window, chunk
 
 
 def _rope_key(settings: Mapping, kind: str, model_type, path: str, index: int) -> str | None:
@@ -473,7 +489,7 @@ def config_attention_temperature(config) -> TemperatureSettings | None:
         nope = tuple(p.index for p in layer_positions(config) if p.source == "nope")
         return TemperatureSettings(
             beta=check_float(f"{path}['attn_scale']", values["attn_scale"], at_least=0.0),
-            floor_scale=check_int(f"{path}['floor_scale']", values["floor_scale"], minimum=1),
+            floor_scale=check_config_int(f"{path}['floor_scale']", values["floor_scale"], "length"),
             offset=1,
             layers=nope,
             source=f"{path}['attn_temperature_tuning'], ['attn_scale'], ['floor_scale']",
@@ -489,10 +505,10 @@ def config_attention_temperature(config) -> TemperatureSettings | None:
             beta=check_float(
                 f"{where}['llama_4_scaling_beta']", rope["llama_4_scaling_beta"], at_least=0.0
             ),
-            floor_scale=check_int(
+            floor_scale=check_config_int(
                 f"{where}['original_max_position_embeddings']",
                 rope["original_max_position_embeddings"],
-                minimum=1,
+                "length",
             ),
             offset=0,
             layers=tuple(range(_layer_count(cfg, path))),

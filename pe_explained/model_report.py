@@ -26,7 +26,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._checks import check_int, check_optional
+from ._checks import check_config_int, check_float, check_optional
 from .dual_chunk import dual_chunk_config, dual_chunk_largest_distance
 from .hf_config import (
     _INTERLEAVED_MODEL_TYPES,
@@ -164,7 +164,8 @@ def inspect_config(config, *, seq_len=None) -> dict:
     Returns
     -------
     dict
-        ``"layer_types"``: layer type → block with ``inv_freq``,
+        ``"layer_types"``: block (:func:`block_keys`) → block with ``rope`` (the
+        key of :func:`~pe_explained.rope_settings` it rotates by), ``inv_freq``,
         ``attention_factor``, ``rope_type``, ``rope_theta``, ``head_dim``,
         ``rotary_dim``, ``layout``, ``layers`` (indices, when the config gives
         ``num_hidden_layers``), ``sliding_window`` (when every layer of the type
@@ -182,7 +183,7 @@ def inspect_config(config, *, seq_len=None) -> dict:
     >>> block["pairs"], block["pairs_turning_within_context"], round(block["wavelength_max"])
     (64, 41, 5063256)
     """
-    seq_len = check_optional(check_int, "seq_len", seq_len, minimum=1)
+    seq_len = check_optional(check_config_int, "seq_len", seq_len, kind="length")
     _check_config(config)
     scheme = None if any(k in config for k in ROPE_KEYS) else nonrotary_positions(config)
     if scheme is not None:
@@ -212,18 +213,25 @@ def inspect_config(config, *, seq_len=None) -> dict:
         "positions": None,
     }
     positions = positions or []
+    blocks = block_keys(positions)
     for layer_type, entry in settings.items():
         if entry is None:
             continue
-        layers = None if plan is None else [i for i, k in enumerate(plan) if k == layer_type]
-        if layers == []:
-            continue  # a layer type no layer rotates by
-        # one window shared by every layer of the type, or none (some layers see everything)
-        windows = {p.window for p in positions if p.rope == layer_type}
-        window = windows.pop() if len(windows) == 1 else None
-        block = _layer_report(entry, layers, seq_len, window)
-        report["layer_types"][layer_type] = block
-        report["warnings"] += [f"{layer_type}: {w}" for w in _warnings(entry, seq_len)]
+        if plan is None:
+            report["layer_types"][layer_type] = _layer_report(entry, None, seq_len)
+            report["layer_types"][layer_type]["rope"] = layer_type
+        # one block per window of the type's layers (gpt-oss: one RoPE, two windows)
+        groups: dict[str, list] = {}
+        for p, key in zip(positions, blocks, strict=True):
+            if p.rope == layer_type:
+                groups.setdefault(key, []).append(p)
+        for key, members in groups.items():
+            window = members[0].window  # every member has it (block_keys)
+            layers = [p.index for p in members]
+            report["layer_types"][key] = _layer_report(entry, layers, seq_len, window)
+            report["layer_types"][key]["rope"] = layer_type  # the RoPE key it rotates by
+        if plan is None or groups:
+            report["warnings"] += [f"{layer_type}: {w}" for w in _warnings(entry, seq_len)]
     temperature = config_attention_temperature(config) if plan is not None else None
     report["temperature"] = None
     if temperature is not None:
@@ -236,18 +244,39 @@ def inspect_config(config, *, seq_len=None) -> dict:
         }
     report["mla"] = None
     if cfg.get("qk_rope_head_dim") is not None and cfg.get("qk_nope_head_dim") is not None:
-        scaling = cfg.get("rope_scaling") or cfg.get("rope_parameters")
-        report["mla"] = {
-            "qk_nope_head_dim": cfg["qk_nope_head_dim"],
-            "qk_rope_head_dim": cfg["qk_rope_head_dim"],
-            "softmax_scale": mla_softmax_scale(
-                cfg["qk_nope_head_dim"],
-                cfg["qk_rope_head_dim"],
-                scaling=scaling if isinstance(scaling, Mapping) else None,
-            ),
-            "plain_softmax_scale": 1 / math.sqrt(cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"]),
-        }
+        report["mla"] = _mla(cfg, path)
     return report
+
+
+def _mla(cfg: Mapping, path: str) -> dict:
+    """MLA's head split and softmax scale, every value checked under its config name."""
+    nope = check_config_int(
+        f"{path}['qk_nope_head_dim']", cfg["qk_nope_head_dim"], "head_dim", minimum=0
+    )
+    rope = check_config_int(
+        f"{path}['qk_rope_head_dim']", cfg["qk_rope_head_dim"], "head_dim", minimum=2
+    )
+    key = "rope_scaling" if cfg.get("rope_scaling") else "rope_parameters"
+    scaling, where = cfg.get(key), f"{path}[{key!r}]"
+    scaling = scaling if isinstance(scaling, Mapping) else None
+    kind = None if scaling is None else scaling.get("rope_type", scaling.get("type", "default"))
+    if kind != "default" and scaling is not None and scaling.get("mscale_all_dim"):
+        # mla_softmax_scale reads both: mscale(factor, mscale_all_dim)²
+        if scaling.get("factor") is None:
+            raise ValueError(f"{where}['factor'] is needed with {where}['mscale_all_dim'] (MLA)")
+        factor = check_float(f"{where}['factor']", scaling["factor"], greater_than=0.0)
+        all_dim = check_float(f"{where}['mscale_all_dim']", scaling["mscale_all_dim"])
+        if factor > 1 and abs(0.1 * all_dim * math.log(factor) + 1) >= 1e150:
+            raise ValueError(
+                f"{where}['mscale_all_dim'] = {all_dim:g} with factor {factor:g} puts MLA's "
+                "softmax scale beyond float64"
+            )
+    return {
+        "qk_nope_head_dim": nope,
+        "qk_rope_head_dim": rope,
+        "softmax_scale": mla_softmax_scale(nope, rope, scaling=scaling),
+        "plain_softmax_scale": 1 / math.sqrt(nope + rope),
+    }
 
 
 def _nonrotary_report(config: Mapping, scheme) -> dict:
@@ -370,10 +399,35 @@ def _position(p) -> dict:
     }
 
 
+def block_keys(positions) -> list[str | None]:
+    """The report's block of each layer (None for a layer that does not rotate): its RoPE
+    key, one block per key; where the layers of one key differ in sliding window (gpt-oss
+    gives its sliding and full layers one RoPE), one block per window, named by the
+    layers' type when each type has one window, else ``"KEY, window W"``."""
+    windows: dict[str, set] = {}
+    for p in positions:
+        if p.rope is not None:
+            windows.setdefault(p.rope, set()).add(p.window)
+    by_type: dict[tuple[str, str], set] = {}
+    for p in positions:
+        if p.rope is not None:
+            by_type.setdefault((p.rope, p.layer_type), set()).add(p.window)
+    keys = []
+    for p in positions:
+        if p.rope is None or len(windows[p.rope]) == 1:
+            keys.append(p.rope)
+        elif all(len(w) == 1 for (rope, _), w in by_type.items() if rope == p.rope):
+            keys.append(p.layer_type)
+        else:
+            keys.append(f"{p.rope}, window {p.window}" if p.window else f"{p.rope}, no window")
+    return keys
+
+
 def _strip_letters(positions) -> dict[str, str]:
-    """The letter of each RoPE key in the strip: ``R`` when there is one, else the key's
-    first letter in capitals (``S``liding, ``F``ull, ``M``ain, ``C``ompress)."""
-    keys = list(dict.fromkeys(p.rope for p in positions if p.rope is not None))
+    """The letter of each block in the strip (:func:`block_keys`): ``R`` when there is one,
+    else the key's first letter in capitals (``S``liding, ``F``ull, ``M``ain,
+    ``C``ompress)."""
+    keys = list(dict.fromkeys(k for k in block_keys(positions) if k is not None))
     if len(keys) <= 1:
         return {key: "R" for key in keys}
     letters = {key: key[0].upper() for key in keys}
@@ -389,7 +443,10 @@ def layer_strip(positions, kind: str | None = None) -> dict:
     embeddings (``kind`` of :func:`~pe_explained.hf_nonrotary.nonrotary_positions`),
     ``a`` attention over inputs with learned positions, ``b`` attention with a bias."""
     letters = _strip_letters(positions)
-    strip = "".join(letters[p.rope] if p.rope else STRIP[p.source] for p in positions)
+    keys = block_keys(positions)
+    strip = "".join(
+        letters[k] if k else STRIP[p.source] for p, k in zip(positions, keys, strict=True)
+    )
     legend = {letter: f"rotary ({key})" for key, letter in letters.items()}
     mixers = sorted({p.mixer for p in positions if p.source == "recurrence"})
     if any(p.source == "nope" for p in positions):
@@ -408,16 +465,18 @@ def not_modelled(cfg: Mapping, path: str) -> list[str]:
     out = []
     for key, what in _NOT_MODELLED.items():
         if cfg.get(key):
-            out.append(f"{path}[{key!r}]: {what}{_detail(key, cfg)}")
+            out.append(f"{path}[{key!r}]: {what}{_detail(key, cfg, path)}")
     return out
 
 
-def _detail(key: str, cfg: Mapping) -> str:
+def _detail(key: str, cfg: Mapping, path: str) -> str:
     """Numbers the library computes for a key it does not fold into the report."""
     if key != "dual_chunk_attention_config" or cfg.get("max_position_embeddings") is None:
         return ""
     dca = dual_chunk_config(cfg[key])
-    context = check_int("max_position_embeddings", cfg["max_position_embeddings"], minimum=1)
+    context = check_config_int(
+        f"{path}['max_position_embeddings']", cfg["max_position_embeddings"], "length"
+    )
     largest = dual_chunk_largest_distance(context, dca["chunk_size"], dca["local_size"])
     return (
         f"; with chunk_size {dca['chunk_size']} and local_size {dca['local_size']} the largest "
@@ -457,8 +516,10 @@ def _notes(config, cfg: Mapping, path: str, positions) -> list[str]:
             "MLA rotates the last qk_rope_head_dim dims of each query head and one key "
             "shared by all heads; the other dims carry no position"
         )
+    if cfg.get("num_kv_shared_layers") is not None:
+        name = f"{path}['num_kv_shared_layers']"
+        shared = check_config_int(name, cfg["num_kv_shared_layers"], "layers", minimum=0)
     if cfg.get("num_kv_shared_layers"):
-        shared = int(cfg["num_kv_shared_layers"])
         notes.append(
             f"the last {shared} layers rotate their queries only and reuse keys (already "
             "rotated) from an earlier layer of their type (num_kv_shared_layers)"

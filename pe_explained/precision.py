@@ -21,6 +21,10 @@ Two things go wrong when positions meet floating point:
 * **Scores are rounded too.** The rotated query and key are stored in the model's
   dtype (and the key in a KV cache's): :func:`rope_score_error` measures the error
   that leaves on their dot product, exact phasors or not.
+
+:func:`round_to_bfloat16` rounds to bfloat16 with numpy alone (the rounding
+``x.to(torch.bfloat16)`` does to a float32 tensor), for functions of the library
+that model a bfloat16 computation without asking for ``ml_dtypes``.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ __all__ = [
     "float32_rope_cos_sin",
     "rope_angle_error",
     "rope_score_error",
+    "round_to_bfloat16",
 ]
 
 #: How :func:`rope_angle_error` computes the angles: the usual float32 recipe, or float64.
@@ -351,3 +356,46 @@ def rope_score_error(
     )
     error = np.abs(scores - exact[None, :]) / norms[None, :]
     return error.max(axis=1) if pos.size else np.zeros(0)
+
+
+def round_to_bfloat16(x) -> np.ndarray:
+    """``x`` rounded to bfloat16, the nearest value with 8 significant bits, as float32.
+
+    bfloat16 is the upper half of a float32: the sign, the same 8 exponent bits, and
+    7 of the 23 fraction bits (8 significant bits with the implicit one). Rounding a
+    float32 to it keeps the upper 16 bits of its bit pattern, rounded to the
+    nearest, ties to the even one, as ``torch.Tensor.to(torch.bfloat16)`` and
+    ``ml_dtypes.bfloat16`` do::
+
+        bits(x) + 0x7FFF + (bit 16 of bits(x)),  lower 16 bits cleared
+
+    The carry of that addition moves into the exponent where it must (``255.5`` →
+    ``256``), and a value past bfloat16's largest finite value (about 3.39e38)
+    rounds to ±inf. Numbers are first cast to float32 (from float64 by
+    round-to-nearest), as a float32 tensor holds them before the cast.
+
+    Parameters
+    ----------
+    x : array_like
+        Finite real numbers, any shape.
+
+    Returns
+    -------
+    ndarray of float32, the shape of ``x``
+        Every entry a bfloat16 value.
+
+    Examples
+    --------
+    >>> round_to_bfloat16([1 + 2**-8, 1 + 3 * 2**-8, 255.5, 0.9576033]).tolist()
+    [1.0, 1.015625, 256.0, 0.95703125]
+    >>> round_to_bfloat16([1960.0, 1961.2, 1963.9, 1964.0]).tolist()  # spacing 8 here
+    [1960.0, 1960.0, 1960.0, 1968.0]
+    """
+    x = check_array("x", x)
+    with np.errstate(over="ignore"):
+        x32 = np.array(x, dtype=np.float32)  # beyond float32's range: ±inf
+    bits = x32.view(np.uint32)
+    # round to nearest, ties to even, at bit 16: add 0x7FFF plus the bit that is kept last
+    kept_lowest = (bits >> np.uint32(16)) & np.uint32(1)
+    rounded = (bits + np.uint32(0x7FFF) + kept_lowest) & np.uint32(0xFFFF0000)
+    return rounded.view(np.float32)

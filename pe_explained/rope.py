@@ -37,6 +37,7 @@ whole head and sets the slowest pairs' frequencies to zero.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -298,6 +299,16 @@ def _llama3(inv_freq, params, where):
     return np.where(medium, blended, out), 1.0
 
 
+def _real(name: str, item) -> float:
+    """One entry of a list of numbers as a float (an integer beyond float64: inf)."""
+    if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Real):
+        raise TypeError(f"{name} must hold real numbers, got {type(item).__name__} {item!r}")
+    try:
+        return float(item)
+    except OverflowError:
+        return math.inf if item > 0 else -math.inf
+
+
 def _longrope(head_dim, base, params, seq_len, where):
     context = _context(params, where)
     half = head_dim // 2
@@ -308,6 +319,8 @@ def _longrope(head_dim, base, params, seq_len, where):
             raise TypeError(
                 f"{where}[{key!r}] must be a list of numbers, got {type(values).__name__}"
             )
+        if isinstance(values, (list, tuple)):  # JSON's numbers, checked one by one
+            values = [_real(f"{where}[{key!r}]", item) for item in values]
         arr = check_array(f"{where}[{key!r}]", values)
         if arr.shape != (half,):
             raise ValueError(

@@ -12,13 +12,16 @@ is spelled in each project.
 
 The code read, and cited below by file:
 
-* **llama.cpp** release b8457 (commit e06c3ab): ``src/llama-model.cpp``
-  (``load_hparams``: GGUF keys, ``get_rope_freq_base``, ``get_rope_factors``),
-  ``src/llama-context.cpp`` (flags over GGUF values; YaRN's attention factor),
-  ``src/llama-arch.cpp`` (key names), ``common/common.h`` (defaults),
+* **llama.cpp** at commit 0c1e57098, the tree ``llama-cpp-python`` 0.3.36 vendors, read
+  (the flags printed were also run on it, ``scripts/llama_cpp_check``):
+  ``src/llama-model.cpp`` (``load_hparams``: GGUF keys, ``get_rope_freq_base``,
+  ``get_rope_factors``), ``src/models/*.cpp`` (each architecture's
+  ``load_arch_hparams``), ``src/llama-context.cpp`` (the ``llama_context`` constructor:
+  flags over GGUF values, YaRN's attention factor), ``src/llama-arch.cpp`` (key names),
+  ``common/common.h`` and ``common/fit.cpp`` (defaults), ``common/arg.cpp`` (the flags),
   ``ggml/src/ggml.c`` (``ggml_rope_yarn_corr_dims``), ``ggml/src/ggml-cpu/ops.cpp``
-  (``rope_yarn``); ``common/arg.cpp`` at commit 41e78c5 (the flags);
-  ``convert_hf_to_gguf.py`` at commit 0024aa7 (what conversion writes).
+  (``rope_yarn``), ``convert_hf_to_gguf.py`` and ``conversion/*.py`` (what conversion
+  writes).
 * **vLLM** 0.33.0: ``model_executor/layers/rotary_embedding/`` (``get_rope`` and one
   class per type), ``config/model.py`` (``hf_overrides``, ``_get_and_verify_max_len``),
   ``transformers_utils/model_arch_config_convertor.py`` (the length keys).
@@ -33,7 +36,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._checks import check_choice, check_int, check_optional
+from ._checks import check_choice, check_config_int, check_optional
 from .hf_config import ALL_LAYERS, ROPE_KEYS, _check_config, _text_part, rope_settings
 from .hf_families import DEFAULT_MAX_POSITIONS
 from .hf_nonrotary import nonrotary_positions
@@ -51,8 +54,9 @@ __all__ = [
 
 #: The runtimes :func:`runtime_arguments` knows, as ``inspect --for`` names them.
 RUNTIMES = ("llama.cpp", "vllm")
-#: The version of each runtime whose code the arguments follow.
-RUNTIME_VERSIONS = {"llama.cpp": "b8457", "vllm": "0.33.0"}
+#: The version of each runtime whose code the arguments follow (llama.cpp: the commit
+#: read and run, the one ``llama-cpp-python`` 0.3.36 vendors).
+RUNTIME_VERSIONS = {"llama.cpp": "0c1e57098", "vllm": "0.33.0"}
 
 #: The GGUF key prefix, written as a placeholder: a GGUF's ``general.architecture``.
 ARCH = "ARCH"
@@ -102,7 +106,7 @@ def _context(settings, seq_len):
 
 def _start(runtime: str, config, seq_len):
     """Checked arguments, the settings and the result skeleton shared by both runtimes."""
-    seq_len = check_optional(check_int, "seq_len", seq_len, minimum=1)
+    seq_len = check_optional(check_config_int, "seq_len", seq_len, kind="length")
     _check_config(config)
     result = {
         "runtime": runtime,
@@ -217,14 +221,16 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
             "without it rotates as plain RoPE"
         )
     if s.rope_type == "longrope":
-        long = n is not None and n > s.original_max_position_embeddings
+        # llama_context rounds -c up to a multiple of 256 (n_ctx_seq) before
+        # get_rope_factors compares it with L
+        long = n is not None and -(-n // 256) * 256 > s.original_max_position_embeddings
         warn.append(
             "LongRoPE: the factors are GGUF tensors (rope_factors_long, rope_factors_short) "
             "written by convert_hf_to_gguf.py, with the attention factor as "
             f"{ARCH}.rope.scaling.attn_factor; llama.cpp uses the "
-            f"{'long' if long else 'short'} factors for every token, chosen by -c against "
-            f"{s.original_max_position_embeddings} (transformers switches with the current "
-            "length)"
+            f"{'long' if long else 'short'} factors for every token, chosen by -c (rounded "
+            f"up to a multiple of 256) against {s.original_max_position_embeddings} "
+            "(transformers switches with the current length)"
         )
     if s.rope_type == "proportional":
         warn.append("proportional RoPE (p-RoPE): its zeroed pairs are not set by flags")
@@ -239,7 +245,7 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
     _layer_pattern(config, args, warn)
     if _text_part(config)[0].get("dual_chunk_attention_config"):
         warn.append(
-            "dual_chunk_attention_config: llama.cpp b8457 has no Dual Chunk Attention; "
+            "dual_chunk_attention_config: llama.cpp 0c1e57098 has no Dual Chunk Attention; "
             "positions run on as plain RoPE"
         )
     if n is not None:
@@ -604,11 +610,11 @@ def _rope_dict(settings) -> dict:
 
 def _vllm_length(config) -> tuple[int, str]:
     """The length ``_get_and_verify_max_len`` starts from, and the key it comes from."""
-    cfg, _ = _text_part(config)
+    cfg, path = _text_part(config)
     values = {}
     for name in _VLLM_LENGTH_KEYS:
         if cfg.get(name) is not None:
-            values[name] = check_int(f"config[{name!r}]", cfg[name], minimum=1)
+            values[name] = check_config_int(f"{path}[{name!r}]", cfg[name], "length")
     family = cfg.get("model_type", config.get("model_type"))
     if "max_position_embeddings" not in values and family in DEFAULT_MAX_POSITIONS:
         # vLLM reads the configuration object: its class's default where the file has none
@@ -639,7 +645,9 @@ def _vllm_limits(config, rope: list[dict]) -> dict:
     limit = int(length)
     default = limit
     if any(params["rope_type"] == "longrope" for params in rope):
-        default = int(config.get("original_max_position_embeddings", limit))
+        value = config.get("original_max_position_embeddings")
+        name = "config['original_max_position_embeddings']"
+        default = limit if value is None else check_config_int(name, value, "length")
     return {"limit": limit, "default": default, "key": key}
 
 
@@ -702,23 +710,24 @@ def format_runtime_arguments(result: Mapping, name: str | None = None) -> str:
     return "\n".join(lines)
 
 
-#: The version each column of :data:`RUNTIME_SPELLINGS` was read at (files of llama.cpp
-#: read at another commit name it in the cell).
+#: The version each column of :data:`RUNTIME_SPELLINGS` was read at (llama.cpp: every
+#: file of its column at the one commit, the one that is also built and run).
 RUNTIME_COLUMNS = {
     "transformers 4": "transformers 4.57.1",
     "transformers 5": "transformers 5.23.0",
     "vLLM": "vLLM 0.33.0",
-    "llama.cpp": "llama.cpp b8457",
+    "llama.cpp": f"llama.cpp {RUNTIME_VERSIONS['llama.cpp']}",
 }
 _RU = "modeling_rope_utils.py"
 _V5 = "modeling_rope_utils.py (standardize_rope_params)"
 _GET_ROPE = "model_executor/layers/rotary_embedding/__init__.py (get_rope)"
 _MAXLEN = "config/model.py (_get_and_verify_max_len)"
-_ARG = "common/arg.cpp @ 41e78c5"
-_CONVERT = "convert_hf_to_gguf.py @ 0024aa7"
+# llama.cpp's files, all at RUNTIME_VERSIONS["llama.cpp"] (the tree llama-cpp-python
+# 0.3.36 vendors; scripts/llama_cpp_check builds and runs it).
+_ARG = "common/arg.cpp"
 _LOAD = "src/llama-model.cpp (load_hparams)"
-#: The llama.cpp commit built and run (llama-cpp-python 0.3.36; scripts/llama_cpp_check).
-_RUN = "0c1e57098"
+_ARCH_LOAD = "src/models/*.cpp (load_arch_hparams)"
+_CONTEXT = "src/llama-context.cpp (llama_context)"
 _SAME = "the same keys in `rope_parameters`"
 
 #: How each setting the library models is spelled in each project: per setting, per
@@ -733,7 +742,7 @@ RUNTIME_SPELLINGS = (
             "llama.cpp": (
                 "GGUF `{arch}.rope.freq_base` (default 10000); `--rope-freq-base`, not "
                 "for sliding-window layers (`{arch}.rope.freq_base_swa`)",
-                (_LOAD, "src/llama-model.cpp (get_rope_freq_base)", _ARG),
+                (_LOAD, _ARCH_LOAD, "src/llama-model.cpp (get_rope_freq_base)", _ARG),
             ),
         },
     ),
@@ -829,9 +838,10 @@ RUNTIME_SPELLINGS = (
                 (
                     _LOAD,
                     _ARG,
+                    "src/llama-hparams.h (yarn_beta_fast, yarn_beta_slow)",
+                    "src/models/grok.cpp (load_arch_hparams)",
+                    "src/models/mistral3.cpp (load_arch_hparams)",
                     "ggml/src/ggml.c (ggml_rope_yarn_corr_dims)",
-                    f"src/models/grok.cpp @ {_RUN}",
-                    f"src/models/mistral3.cpp @ {_RUN}",
                 ),
             ),
         },
@@ -860,10 +870,12 @@ RUNTIME_SPELLINGS = (
                 "`deepseek32` loaders, read as it is by `mistral3`); LongRoPE: "
                 "`.rope.scaling.attn_factor` × `--yarn-attn-factor`",
                 (
-                    "src/llama-context.cpp",
+                    _CONTEXT,
+                    _LOAD,
+                    "src/models/deepseek2.cpp (load_arch_hparams)",
+                    "src/models/deepseek32.cpp (load_arch_hparams)",
+                    "src/models/mistral3.cpp (load_arch_hparams)",
                     "ggml/src/ggml-cpu/ops.cpp (rope_yarn)",
-                    f"src/models/deepseek2.cpp @ {_RUN}",
-                    f"src/models/mistral3.cpp @ {_RUN}",
                 ),
             ),
         },
@@ -881,7 +893,11 @@ RUNTIME_SPELLINGS = (
             "llama.cpp": (
                 "no type or flag: conversion writes the per-pair divisors as the tensor "
                 "`rope_freqs`, and each angle is divided by them",
-                (f"{_CONVERT} (LlamaModel)", "ggml/src/ggml-cpu/ops.cpp (rope_yarn)"),
+                (
+                    "conversion/llama.py (LlamaModel.generate_extra_tensors)",
+                    "src/llama-model.cpp (get_rope_factors)",
+                    "ggml/src/ggml-cpu/ops.cpp (ggml_rope_cache_init)",
+                ),
             ),
         },
     ),
@@ -901,9 +917,20 @@ RUNTIME_SPELLINGS = (
                 ("rotary_embedding/phi3_long_rope_scaled_rope.py", _MAXLEN),
             ),
             "llama.cpp": (
-                "GGUF `.rope.scaling.type` `longrope`, tensors `rope_factors_long`, "
-                "`rope_factors_short`: the long ones at every position when `-c` > L",
-                (_LOAD, "src/llama-model.cpp (get_rope_factors)", f"{_CONVERT} (Phi3MiniModel)"),
+                "GGUF tensors `rope_factors_long`, `rope_factors_short`, loaded by the `phi3` "
+                "loader whatever the type (Phi-3's converter writes no `.rope.scaling.type`) "
+                "and by others (`llama`, `minicpm`, …) when `.rope.scaling.type` is "
+                "`longrope`: the long ones at every position when `-c`, rounded up to a "
+                "multiple of 256, > L",
+                (
+                    _LOAD,
+                    "src/models/phi3.cpp (load_arch_tensors)",
+                    "src/models/llama.cpp (load_arch_tensors)",
+                    "src/llama-model.cpp (get_rope_factors)",
+                    _CONTEXT,
+                    "conversion/phi.py (Phi3MiniModel)",
+                    "conversion/base.py (TextModel.set_gguf_parameters)",
+                ),
             ),
         },
     ),
@@ -921,9 +948,11 @@ RUNTIME_SPELLINGS = (
                 (_MAXLEN,),
             ),
             "llama.cpp": (
-                "GGUF `{arch}.context_length`; `-c N`, 0 (the default) for the GGUF's; "
-                "above it only a warning",
-                ("src/llama-context.cpp", "common/common.h", _ARG),
+                "GGUF `{arch}.context_length`; `-c N`, 0 (the default) for the GGUF's, "
+                "which `--fit` (on by default) may lower, to no less than 4096, when model "
+                "and cache do not fit the free memory; `-c` rounded up to a multiple of 256; "
+                "above the GGUF's only a warning",
+                (_CONTEXT, "common/common.h (n_ctx, fit_params)", _ARG, "common/fit.cpp"),
             ),
         },
     ),
@@ -938,7 +967,7 @@ RUNTIME_SPELLINGS = (
             ),
             "llama.cpp": (
                 "conversion moves `text_config` to the top level",
-                (f"{_CONVERT} (TextModel)",),
+                ("conversion/base.py (TextModel)",),
             ),
         },
     ),

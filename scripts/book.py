@@ -4,6 +4,10 @@
     python3 scripts/book.py serve   # build the site and serve it on http://127.0.0.1:8000/pe_explained/
     python3 scripts/book.py build   # build the site into site/ (strict: any warning fails)
     python3 scripts/book.py test    # run every test
+    python3 scripts/book.py check docs/<part>/<page>.md
+                                    # every rule the tests hold one page to, for that
+                                    # page alone (scripts/check_page.py; --map: which
+                                    # chapter module registers what each page shows)
     python3 scripts/book.py experiments [--preset mini|large] [--device cpu|cuda]
                                     [--jobs N] [--quick] [--out DIR] [--units DIR]
                                     # train the book's tiny models (PyTorch) and write
@@ -129,7 +133,7 @@ def _run(args: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    commands = ("serve", "build", "test", "setup", "experiments", "llama-cpp")
+    commands = ("serve", "build", "test", "check", "setup", "experiments", "llama-cpp")
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
@@ -141,6 +145,8 @@ def main(argv: list[str]) -> int:
         return _run([str(BIN / "mkdocs"), "serve", "--strict", "-a", "127.0.0.1:8000", *rest])
     if command == "build":
         return _run([str(BIN / "mkdocs"), "build", "--strict", *rest])
+    if command == "check":
+        return _run([str(BIN / "python"), str(ROOT / "scripts" / "check_page.py"), *rest])
     if command == "experiments":
         _torch()
         return _run([str(BIN / "python"), str(ROOT / "scripts" / "experiments" / "run.py"), *rest])

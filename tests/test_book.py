@@ -37,7 +37,10 @@ def test_figure_renders_in_both_themes(name):
     assert light.startswith(b"<?xml") and dark.startswith(b"<?xml")
     assert light != dark, "the dark variant must differ from the light one"
     width, height = svg_size(light)
-    assert 200 < width < 1400 and 100 < height < 1400
+    assert 200 < width < 1400 and 100 < height < 1400, (
+        f"{name}: {width} × {height} px; draw it with new_figure(width, height) in inches, "
+        "between 200 and 1,400 px wide and 100 and 1,400 px tall"
+    )
     assert b"<dc:date>" not in light
 
 
@@ -47,7 +50,10 @@ def test_phone_variant_text_reads_at_11_px_in_a_phone_column(name):
         fig = draw_figure(name, "light", "phone")
         fig.draw_without_rendering()
     assert fig.get_figwidth() <= PHONE_WIDTH
-    assert smallest_text(fig) >= 11.0, f"{name}: text at {smallest_text(fig):.1f} px"
+    assert smallest_text(fig) >= 11.0, (
+        f"{name}: text at {smallest_text(fig):.1f} px; set text sizes from the theme's rc "
+        "(no fontsize= below it), so that phone_layout can raise them to 11 px"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -60,7 +66,10 @@ def test_phone_variant_wraps_text_only_between_formulas(name):
             math = re.sub(
                 r"\\text\{[^{}]*\}", "", "".join(re.findall(r"\$[^$]*\$", text.get_text()))
             )
-            assert " " not in math, f"{name}: {text.get_text()!r}"
+            assert " " not in math, (
+                f"{name}: {text.get_text()!r}: write each formula without spaces inside "
+                "$…$ (a wrapped line breaks at them), words outside it"
+            )
 
 
 def test_stacked_panels_keep_one_axis_title_and_move_a_lone_legend_under_the_figure():
@@ -106,7 +115,10 @@ def test_no_legend_has_more_than_five_entries(name):
     """More lines than that are labelled at their ends (pe_book.style.direct_labels)."""
     with matplotlib.rc_context(THEMES["light"].rc):
         sizes = _legend_sizes(draw_figure(name, "light"))
-    assert all(n <= MAX_LEGEND_ENTRIES for n in sizes), f"{name}: legend entries {sizes}"
+    assert all(n <= MAX_LEGEND_ENTRIES for n in sizes), (
+        f"{name}: legend entries {sizes}; label the lines at their ends with "
+        "pe_book.style.direct_labels"
+    )
 
 
 def test_the_legend_count_sees_a_long_legend():
@@ -134,7 +146,9 @@ def test_same_sources_give_identical_bytes(name):
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_figure_has_alt_text(name):
-    assert len(FIGURES[name].alt) >= 40
+    assert len(FIGURES[name].alt) >= 40, (
+        f"{name}: write alt= of 40 characters or more saying what the figure shows"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
@@ -142,8 +156,10 @@ def test_table_renders(name):
     text = table_markdown(name)
     lines = text.splitlines()
     assert len(lines) >= 3
-    assert len({len(re.findall(r"(?<!\\)\|", line)) for line in lines}) == 1, "ragged"
-    assert "nan" not in text.lower()
+    assert len({len(re.findall(r"(?<!\\)\|", line)) for line in lines}) == 1, (
+        f"{name}: ragged rows; give every row as many cells as Table.columns"
+    )
+    assert "nan" not in text.lower(), f"{name}: a NaN cell; compute every cell or write text"
     columns = len(TABLES[name].build().columns)
     html = _markdown_html(text)
     assert html.startswith("<table>") and html.count("<table>") == 1, html[:200]
@@ -172,7 +188,7 @@ def test_the_table_check_fails_on_a_pipe_escaped_inside_math():
 @pytest.mark.parametrize("name", sorted(VALUES))
 def test_value_is_text(name):
     text = VALUES[name].text()
-    assert isinstance(text, str) and text.strip()
+    assert isinstance(text, str) and text.strip(), f"{name}: return non-empty text"
 
 
 def test_every_registered_asset_is_used_by_a_page():
@@ -183,7 +199,10 @@ def test_every_registered_asset_is_used_by_a_page():
     used = set(re.findall(r"\{\{\s*(figure|table|value)\s*:\s*([\w.]+)\s*(?::[^}]*)?\}\}", text))
     for kind, registry in (("figure", FIGURES), ("table", TABLES), ("value", VALUES)):
         unused = sorted(set(registry) - {n for k, n in used if k == kind})
-        assert not unused, f"registered {kind}s no page shows: {unused}"
+        assert not unused, (
+            f"registered {kind}s no page shows: {unused}; write {{{{ {kind}: NAME }}}} on "
+            "its page or delete the registration"
+        )
 
 
 def test_unknown_names_fail_with_page_and_name():
@@ -502,7 +521,10 @@ def test_every_figure_and_table_is_cited_by_number_on_its_page():
         if str(page.relative_to(docs)) not in _UNREFERENCED_PAGES
         and (missing := unreferenced(page.read_text(encoding="utf-8")))
     }
-    assert not found, found
+    assert not found, (
+        f"{found}: cite each by number in the prose, {{{{ figref: NAME }}}} or "
+        "{{ tableref: CHAPTER.NAME }}, within 1,200 characters before or after it"
+    )
 
 
 def test_the_citation_check_sees_a_figure_named_only_as_the_figure_below():
@@ -543,7 +565,10 @@ def test_every_figure_and_table_stands_next_to_the_text_that_cites_it():
         if str(page.relative_to(docs)) not in _UNREFERENCED_PAGES
         and (far := far_from_their_text(page.read_text(encoding="utf-8")))
     }
-    assert not found, found
+    assert not found, (
+        f"{found}: write {{{{ figref: NAME }}}} (a table: {{{{ tableref: CHAPTER.NAME }}}}) "
+        f"within {NEAR_ITS_TEXT:,} characters of prose before or after it, in its section"
+    )
 
 
 def test_the_nearness_check_sees_a_figure_cited_in_another_section_or_far_away():
@@ -595,7 +620,7 @@ def test_inline_math_never_stacks_a_fraction():
     stacked = [
         f"{p.name}: ${m}$" for p in pages for m in _inline_math(p.read_text()) if "\\frac" in m
     ]
-    assert stacked == []
+    assert stacked == [], f"{stacked}: write a/b inline; \\frac only in a $$ display"
     assert _inline_math(r"so $\frac{a}{b}$ and $$\frac{c}{d}$$") == [r"\frac{a}{b}"]
 
 
@@ -813,7 +838,10 @@ def test_figure_captions_and_drawings_set_symbols_as_math(name):
         fig.draw_without_rendering()
     for text in fig.findobj(matplotlib.text.Text):
         found += _plain_symbols(text.get_text())
-    assert not found, f"{name}: {found}"
+    assert not found, (
+        f"{name}: {found}; write these as math, $…$ (e.g. $\\omega_i$, $d_{{\\text{{model}}}}$), "
+        "or use a symbol of pe_book.notation.SYMBOLS"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
@@ -821,7 +849,7 @@ def test_table_captions_and_headers_set_symbols_as_math(name):
     found = _plain_symbols(math_notation(TABLES[name].caption))
     for column in TABLES[name].build().columns:
         found += _plain_symbols(math_notation(column))
-    assert not found, f"{name}: {found}"
+    assert not found, f"{name}: {found}; write these as math, $…$, in the caption and headers"
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
@@ -829,7 +857,9 @@ def test_no_table_header_is_a_bare_symbol(name):
     """A header of math alone reads as empty to assistive tools (axe: empty-table-header);
     each says in words what the symbol is ("width d_model")."""
     for column in TABLES[name].build().columns:
-        assert not re.fullmatch(r"\s*\$[^$]*\$\s*", math_notation(column)), f"{name}: {column!r}"
+        assert not re.fullmatch(r"\s*\$[^$]*\$\s*", math_notation(column)), (
+            f'{name}: {column!r}; say in words what the symbol is: "width $d$"'
+        )
 
 
 def test_a_format_for_a_column_the_table_lacks_fails():
@@ -851,13 +881,17 @@ def test_every_list_of_references_has_its_heading():
         text = page.read_text(encoding="utf-8")
         for match in re.finditer(r"^\{\{ references:", text, re.M):
             before = text[: match.start()].rstrip().splitlines()[-1]
-            assert before == "## References", f"{page.name}: {before!r}"
+            assert before == "## References", (
+                f"{page.name}: {before!r}; put the line ## References right above it"
+            )
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_every_table_has_a_caption(name):
     """A table's number is followed by a sentence saying what it shows."""
-    assert len(TABLES[name].caption.split()) >= 5, TABLES[name].caption
+    assert len(TABLES[name].caption.split()) >= 5, (
+        f"{name}: {TABLES[name].caption!r}; write caption= of five words or more"
+    )
 
 
 #: The longest caption, in characters as registered: what the figure or table shows and
@@ -868,15 +902,22 @@ CAPTION_CHARACTERS = 200
 @pytest.mark.parametrize("name", sorted(TABLES) + sorted(FIGURES))
 def test_captions_are_short(name):
     caption = (TABLES.get(name) or FIGURES[name]).caption
-    assert len(caption) <= CAPTION_CHARACTERS, f"{len(caption)} characters: {caption}"
+    assert len(caption) <= CAPTION_CHARACTERS, (
+        f"{name}: {len(caption)} characters: {caption}; cut the caption to "
+        f"{CAPTION_CHARACTERS} and move the explanation into the prose beside it"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(VALUES))
 def test_values_write_powers_of_ten_not_e_notation(name):
     """A number in the prose reads 5.6×10⁻¹⁷ (render.format_cell), never 5.6e-17."""
-    assert not re.search(r"\de[-+−]\d", VALUES[name].text())
+    assert not re.search(r"\de[-+−]\d", VALUES[name].text()), (
+        f"{name} = {VALUES[name].text()}: write it with pe_book.text.format_cell (5.6×10⁻¹⁷)"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_tables_write_powers_of_ten_not_e_notation(name):
-    assert not re.search(r"\de[-+−]\d", table_markdown(name))
+    assert not re.search(r"\de[-+−]\d", table_markdown(name)), (
+        f"{name}: e-notation in a cell; give numbers as numbers and their column a format"
+    )

@@ -73,6 +73,64 @@ def test_sliding_layers_count_against_their_window():
     assert "0 of 128" not in cells  # the old count against the full context
 
 
+def _computed_rows() -> dict[str, list]:
+    return {str(r[0]): list(r[1:]) for r in TABLES["todays_models.gallery_computed"].build().rows}
+
+
+def test_a_window_as_long_as_the_context_is_not_listed_as_a_window():
+    """Phi-3.5 mini and Phi-4 mini state a window of 262,144 over a context of 131,072: it
+    never cuts, so neither the windowed list nor their rows name it as the bound."""
+    listed = VALUES["todays_models.windowed_slower"].text()
+    assert "Phi" not in listed and "262,144" not in listed
+    inert = VALUES["todays_models.inert_windows"].text()
+    assert "Phi-3.5 mini instruct and Phi-4 mini instruct" in inert and "131,072" in inert
+    rows = _computed_rows()
+    for name in ("Phi-3.5 mini instruct", "Phi-4 mini instruct"):
+        slower, also = rows[name][1], rows[name][-1]
+        assert "window" not in str(slower) and "never cuts" in also
+
+
+def test_p_rope_rows_count_the_dims_that_turn():
+    """Gemma 4's proportional layers rotate 512 dims of which only 128 turn."""
+    cells = [row[3] for row in TABLES["todays_models.gallery"].build().rows]
+    assert any(c.startswith("128 turning of 512, p-RoPE") for c in cells)
+    assert not any(c.startswith("512 of 512") for c in cells)
+
+
+def test_qwen3_vls_slowest_pairs_all_follow_time():
+    """mrope_section [24, 20, 20] interleaved: 60 pairs cycle, the last 4 are time's."""
+    assert VALUES["todays_models.qwen3_vl_cycled"].text() == "60"
+    assert VALUES["todays_models.qwen3_vl_time_tail"].text() == "4"
+
+
+def test_llama4_scout_names_the_instruct_context():
+    """The base model's 262,144 is 32 times 8,192; the Instruct model's 10,485,760 is 1,280."""
+    assert VALUES["todays_models.llama4_ratio"].text() == "32"
+    assert VALUES["todays_models.llama4_instruct_ratio"].text() == "1,280"
+
+
+def test_dual_chunk_attention_is_named_in_its_row():
+    (row,) = [v for k, v in _computed_rows().items() if k.startswith("Qwen2.5 14B Instruct 1M")]
+    assert "Dual Chunk Attention" in row[-1]
+
+
+def test_gpt_oss_sliding_layers_have_their_own_rows_and_letters():
+    """gpt-oss's sliding and full layers share one RoPE; the rows and the pattern still
+    tell them apart: 23 of 32 pairs slower than its 128-token window, 14 than its context."""
+    rows = _computed_rows()
+    assert rows["gpt-oss-20b, sliding layers"][1] == "23 of 32 (window 128)"
+    assert rows["gpt-oss-20b, full layers"][1] == "14 of 32"
+    (row,) = [
+        r for r in TABLES["todays_models.layer_sources"].build().rows if r[0] == "gpt-oss-20b"
+    ]
+    assert row[-1] == "`SF × 12`"
+    assert "23 of 32 in gpt-oss-20b, window 128" in VALUES["todays_models.windowed_slower"].text()
+
+
+def test_the_hybrids_table_claims_no_release_months_it_cannot_source():
+    assert "released" not in TABLES["todays_models.layer_sources"].build().columns
+
+
 def test_ministral3_has_no_step_before_its_pre_training_context():
     """'Its first step therefore comes at m = L, not L − 1'."""
     table = TABLES["todays_models.ministral_temperature"].build()

@@ -72,7 +72,11 @@ def test_a_citation_without_its_names_before_it_passes(text):
 
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_page_types_the_names_its_citation_prints(path):
-    assert doubled_names(path.read_text(encoding="utf-8")) == []
+    found = doubled_names(path.read_text(encoding="utf-8"))
+    assert found == [], (
+        f"{found}: delete the names typed before {{{{ cite: KEY }}}} (it prints them), or "
+        "write {{ citet: KEY }} to make them part of the sentence"
+    )
 
 
 def test_the_bibliography_is_sorted_by_surname_and_prints_names_as_written():
@@ -116,4 +120,8 @@ def test_an_uncited_reference_is_found():
 )
 def test_every_listed_reference_is_cited_on_its_page(path):
     """A reference list names the works the page relies on, each cited where it does."""
-    assert uncited_references(path.read_text(encoding="utf-8")) == []
+    found = uncited_references(path.read_text(encoding="utf-8"))
+    assert found == [], (
+        f"{found}: cite each with {{{{ cite: KEY }}}} where the page relies on it, or drop "
+        "it from {{ references: … }}"
+    )

@@ -117,6 +117,17 @@ def test_help_documents_every_option(capsys):
         assert option in out, ("figure", option)
 
 
+def test_the_description_names_every_command():
+    """``--help``'s description says what each command does: the table, the heatmap
+    (drawn as text) and ``inspect``."""
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if a.dest == "command"]
+    words = {"table": "table", "heatmap": "draw it as text", "inspect": "inspect"}
+    assert set(commands.choices) == set(words)
+    for word in words.values():
+        assert word in parser.description, word
+
+
 def test_library_command_has_no_figure():
     """Drawing needs matplotlib, which the library does not depend on."""
     assert "figure" not in build_parser().format_help()

@@ -68,7 +68,10 @@ def test_the_checker_finds_a_wide_line_and_only_inside_code():
 )
 def test_page_code_fits_the_column(page):
     wide = wide_lines(page.read_text(encoding="utf-8"))
-    assert not wide, "\n".join(
-        f"{page.relative_to(DOCS)}:{n}: {width} > {CODE_COLUMNS} characters: {code}"
-        for n, width, code in wide
+    assert not wide, (
+        "\n".join(
+            f"{page.relative_to(DOCS)}:{n}: {width} > {CODE_COLUMNS} characters: {code}"
+            for n, width, code in wide
+        )
+        + f"\nbreak each line at {CODE_COLUMNS} characters (a session continues with `... `)"
     )

@@ -379,6 +379,14 @@ CALLS: dict[str, tuple[Call, ...]] = {
         ),
     ),
     "alibi_slopes": (Call(pe.alibi_slopes, {"num_heads": 8}, {"num_heads": INT}),),
+    "alibi_weight_error": (
+        Call(
+            pe.alibi_weight_error,
+            {"scores": [0.5, -1.0, 2.0], "slope": 0.25, "form": "keys", "dtype": "bfloat16"},
+            {"scores": "array", "slope": "float", "form": "choice", "dtype": "choice"},
+            empty={"scores": "error"},
+        ),
+    ),
     "expected_rotary_score": (
         Call(
             pe.expected_rotary_score,
@@ -770,6 +778,14 @@ CALLS: dict[str, tuple[Call, ...]] = {
             {"positions": [0, 255, 4096], "dtype": np.float16},
             {"positions": "positions", "dtype": "dtype"},
             empty={"positions": "result"},
+        ),
+    ),
+    "round_to_bfloat16": (
+        Call(
+            pe.round_to_bfloat16,
+            {"x": [[0.9576, -1961.2], [3.0, 1e-3]]},
+            {"x": "array"},
+            empty={"x": "result"},
         ),
     ),
     "first_colliding_position": (
@@ -1217,6 +1233,14 @@ CALLS["shift_rotated_keys"] = (
         label="one shift",
     ),
 )
+CALLS["draft_tree_positions"] = (
+    Call(
+        pe.draft_tree_positions,
+        {"parents": [-1, -1, 0], "start": 5},
+        {"parents": "int array", "start": INT},
+        empty={"parents": "result"},
+    ),
+)
 CALLS["repeated_shift_error"] = (
     Call(
         pe.repeated_shift_error,
@@ -1228,6 +1252,7 @@ CALLS["repeated_shift_error"] = (
             "inv_freq": np.array([1.0, 0.1, 0.01, 0.001]),
             "dtype": np.float16,
             "layout": "halves",
+            "scale": "row",
         },
         {
             "keys": "array",
@@ -1237,6 +1262,7 @@ CALLS["repeated_shift_error"] = (
             "inv_freq": "array",
             "dtype": "dtype",
             "layout": "choice",
+            "scale": "choice",
         },
         # no keys: nothing to measure; positions and frequencies must match the keys
         empty={"keys": "error", "positions": "error", "inv_freq": "error"},
@@ -1531,6 +1557,8 @@ def _is_str_tuple(value) -> bool:
 CONSTANTS: dict[str, Callable[[object], bool]] = {
     "LAYOUTS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
     "ANGLE_PRECISIONS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
+    "ALIBI_FORMS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
+    "BIAS_DTYPES": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
     "KERPLE_VARIANTS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
     "ROPE_TYPES": lambda v: (
         isinstance(v, dict)

@@ -24,6 +24,7 @@ import pytest
 
 import pe_explained as pe
 from pe_explained.cli import main
+from pe_explained.model_report import format_report
 
 ROOT = Path(__file__).resolve().parent.parent
 GALLERY = sorted((ROOT / "docs" / "data" / "models").glob("*.json"))
@@ -53,8 +54,8 @@ def test_inspect_reports_every_gallery_config(data_file, tmp_path, capsys):
         assert report["positions"] == json.loads(json.dumps(_nonrotary(config)))
         return
     assert report["layer_types"], "no layer type reported"
-    for layer_type, block in report["layer_types"].items():
-        inv_freq, factor = pe.config_rope_frequencies(config, layer_type=layer_type)
+    for block in report["layer_types"].values():
+        inv_freq, factor = pe.config_rope_frequencies(config, layer_type=block["rope"])
         assert block["inv_freq"] == inv_freq.tolist()
         assert block["attention_factor"] == factor
         assert len(block["stretch"]) == len(block["inv_freq"]) == block["rotary_dim"] // 2
@@ -230,9 +231,10 @@ def test_inspect_gives_transformers_frequencies(data_file, tmp_path, capsys):
     reference = _reference_buffers(config)
     path = _config_file(tmp_path, data_file)
     report = json.loads(_inspect([str(path), "--json"], capsys)[1])
-    assert set(report["layer_types"]) == set(reference)
-    for layer_type, (ref, ref_factor) in reference.items():
-        block = report["layer_types"][layer_type]
+    # a block per RoPE key, or per window of one (gpt-oss): each names the key it rotates by
+    assert {block["rope"] for block in report["layer_types"].values()} == set(reference)
+    for block in report["layer_types"].values():
+        ref, ref_factor = reference[block["rope"]]
         # transformers holds float32 inverse frequencies (a few ulps from the formula)
         np.testing.assert_allclose(block["inv_freq"], ref, rtol=1e-6, atol=0)
         assert block["attention_factor"] == pytest.approx(ref_factor, rel=1e-6)
@@ -297,8 +299,10 @@ def test_a_window_longer_than_the_context_counts_as_the_context():
     assert block["pairs_turning_within_window"] == block["pairs_turning_within_context"]
 
 
-def test_a_rope_shared_by_sliding_and_global_layers_has_no_window():
-    """gpt-oss: one RoPE for alternating sliding and full layers; the full ones see it all."""
+def test_a_rope_shared_by_sliding_and_global_layers_is_reported_per_window():
+    """gpt-oss: one RoPE for alternating sliding and full layers. The sliding layers are
+    their own block, counted against their window (9 of 32 pairs turn within 128 tokens,
+    against 18 within the context); the full ones see the whole context."""
     gpt_oss = {
         "model_type": "gpt_oss",
         "head_dim": 64,
@@ -308,8 +312,18 @@ def test_a_rope_shared_by_sliding_and_global_layers_has_no_window():
         "layer_types": ["sliding_attention", "full_attention"] * 2,
         "rope_theta": 150000.0,
     }
-    block = pe.inspect_config(gpt_oss)["layer_types"]["default"]
-    assert block["sliding_window"] is None and block["pairs_turning_within_window"] is None
+    report = pe.inspect_config(gpt_oss)
+    assert list(report["layer_types"]) == ["sliding_attention", "full_attention"]
+    sliding, full = report["layer_types"].values()
+    assert sliding["rope"] == full["rope"] == "default"
+    assert sliding["layers"] == [0, 2] and full["layers"] == [1, 3]
+    assert sliding["sliding_window"] == 128 and full["sliding_window"] is None
+    assert (sliding["pairs_turning_within_window"], sliding["pairs_turning_within_context"]) == (
+        9,
+        18,
+    )
+    assert full["pairs_turning_within_window"] is None
+    assert report["layer_strip"]["strip"] == "SFSF"
 
 
 @pytest.mark.parametrize("layers", [{"num_hidden_layers": 2}, {}])
@@ -329,3 +343,20 @@ def test_an_assumed_pairing_is_said_with_or_without_a_layer_count(layers, tmp_pa
     assert not any(
         "assumed" in n for n in json.loads(_inspect([str(path), "--json"], capsys)[1])["notes"]
     )
+
+
+def test_a_file_without_a_base_or_a_length_gets_its_class_defaults_marked():
+    """LlamaConfig fills rope_theta 10,000 and max_position_embeddings 2,048; Gemma 3
+    27B-it's text_config states no length and Gemma3TextConfig has 131,072. Each is used
+    and marked "(class default ...)"."""
+    llama = {"model_type": "llama", "head_dim": 64, "num_hidden_layers": 2}
+    report = pe.inspect_config(llama)
+    block = report["layer_types"]["default"]
+    assert (block["rope_theta"], block["max_position_embeddings"]) == (10_000.0, 2_048)
+    assert sum("class default of 'llama'" in n for n in report["notes"]) == 2
+    gemma = json.loads((ROOT / "docs/data/models/gemma-3-12b-it.json").read_text())["config"]
+    del gemma["max_position_embeddings"]  # as Gemma 3 27B-it's text_config
+    report = pe.inspect_config({"model_type": "gemma3", "text_config": gemma})
+    assert {b["max_position_embeddings"] for b in report["layer_types"].values()} == {131_072}
+    assert any("max_position_embeddings: 131072 (class default" in n for n in report["notes"])
+    assert "(class default" in format_report(report)

@@ -27,11 +27,14 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections import defaultdict
 from html import unescape
 
 import pytest
 from browser_support import DOCS, axe_script, browser_missing, mkdocs_config
+from config_mutations import apply, random_cases
+from test_config_mutations import BASES, REGRESSIONS
 from test_hf_config import GEMMA4_LIKE, LLAMA31_V4, LLAMA31_V5
 
 from pe_book import load_all
@@ -579,7 +582,36 @@ EDGE_CASES = [
     ),
     (
         "Dual Chunk Attention with no context",
-        _with(LLAMA31, max_position_embeddings=None, dual_chunk_attention_config={"x": 1}),
+        # no model_type: no configuration class fills in a length
+        _with(
+            LLAMA31,
+            model_type=None,
+            max_position_embeddings=None,
+            dual_chunk_attention_config={"x": 1},
+        ),
+        None,
+    ),
+    (
+        "a base and a length from the class",
+        {"model_type": "llama", "head_dim": 64, "num_hidden_layers": 2},
+        None,
+    ),
+    (
+        "a Mixtral base from the class",
+        {"model_type": "mixtral", "head_dim": 128, "num_hidden_layers": 2},
+        4096,
+    ),
+    (
+        "one RoPE, two windows",
+        {
+            "model_type": "gpt_oss",
+            "head_dim": 64,
+            "num_hidden_layers": 4,
+            "max_position_embeddings": 131072,
+            "sliding_window": 128,
+            "layer_types": ["sliding_attention", "full_attention"] * 2,
+            "rope_theta": 150000.0,
+        },
         None,
     ),
 ]
@@ -610,8 +642,12 @@ BAD_INPUTS = [
         None,
     ),
     (
-        "YaRN with no length",
-        _with(_rope({"rope_type": "yarn", "factor": 4.0}), max_position_embeddings=None),
+        "YaRN with no length",  # and no model_type, whose class would give one
+        _with(
+            _rope({"rope_type": "yarn", "factor": 4.0}),
+            max_position_embeddings=None,
+            model_type=None,
+        ),
         None,
     ),
     (
@@ -622,10 +658,14 @@ BAD_INPUTS = [
     ("an unknown key", _rope({"rope_type": "linear", "factor": 2.0, "alpha": 1}), None),
     ("a factor below 1", _rope({"rope_type": "linear", "factor": 0.5}), None),
     ("rope_scaling a list", _with(LLAMA31, rope_scaling=[1, 2]), None),
-    ("no RoPE at all", {"model_type": "llama", "head_dim": 64, "num_hidden_layers": 2}, None),
+    ("no RoPE at all", {"head_dim": 64, "num_hidden_layers": 2}, None),
     (
         "dynamic with no length",
-        _with(_rope({"rope_type": "dynamic", "factor": 2.0}), max_position_embeddings=None),
+        _with(
+            _rope({"rope_type": "dynamic", "factor": 2.0}),
+            max_position_embeddings=None,
+            model_type=None,
+        ),
         None,
     ),
     ("seq_len 0", LLAMA31, 0),
@@ -659,6 +699,27 @@ BAD_INPUTS = [
     (
         "a truncate flag as a string",
         _rope({"rope_type": "yarn", "factor": 2.0, "truncate": "no"}),
+        None,
+    ),
+    # every size a config states is bounded, with a message naming the key
+    ("10**7 layers", _with(LLAMA31, num_hidden_layers=10**7), None),
+    ("10**9 layers", _with(LLAMA31, num_hidden_layers=10**9), None),
+    ("a head of 10**8 dims", _with(LLAMA31, head_dim=10**8), None),
+    ("a width of 2**63", _with(LLAMA31, hidden_size=2**63), None),
+    ("2**31 heads", _with(LLAMA31, num_attention_heads=2**31), None),
+    ("a window of 10**300", _with(LLAMA31, sliding_window=10**300), None),
+    ("a context of 2**63", _with(LLAMA31, max_position_embeddings=2**63), None),
+    ("seq_len 2**51", LLAMA31, 2**51),
+    ("a model_type that is a list", _with(LLAMA31, model_type=[1, 2]), None),
+    (
+        "a window that is NaN",
+        '{"rope_theta": 1e4, "head_dim": 64, "num_hidden_layers": 2, "sliding_window": NaN}',
+        None,
+    ),
+    ("a theta of -Infinity", '{"rope_theta": -Infinity, "head_dim": 64}', None),
+    (
+        "a float 1e16 for layers",
+        '{"rope_theta": 1e4, "head_dim": 64, "num_hidden_layers": 1e16}',
         None,
     ),
 ]
@@ -728,6 +789,14 @@ def compare(page, cases) -> list[str]:
     return out
 
 
+#: Malformed configs: the ones that once escaped the library's checks, and seeded
+#: mutations of every gallery and test config (tests/config_mutations.py).
+MUTATIONS = [
+    (f"{base} {path} = {value!r:.30}", apply(BASES[base], path, value), None)
+    for base, path, value, _ in REGRESSIONS
+] + [(name, config, None) for name, config in random_cases(49, 400)]
+
+
 def gallery_cases():
     return [(m.stem, m.config, seq) for m in load_models() for seq in (None, 1, 200000)]
 
@@ -790,6 +859,25 @@ def test_a_huge_max_distance_is_answered_by_bisection_to_float32_s_resolution(sh
         assert abs(ours - theirs) <= theirs * 2.0**-22, (stack, ours, theirs)
 
 
+_TIMED = """([texts]) => texts.map((text) => {
+  const start = performance.now();
+  try { window.peInspector.inspect(window.peInspector.parse(text), null); } catch (error) {}
+  return performance.now() - start;
+})"""
+
+
+@pytest.mark.browser
+@needs_browser
+def test_the_page_and_the_library_agree_on_every_malformed_config_within_a_second(shipped):
+    """The same outcome and message on every malformed config (a key deleted, a value
+    replaced by null, a bool, -1, 2**31, 2**63, 10**300, NaN, inf, a string, a list or a
+    dict, at any depth), each answered within a second."""
+    assert not compare(shipped, MUTATIONS)
+    times = shipped.evaluate(_TIMED, [[_text(c) for _, c, _ in MUTATIONS]])
+    slow = [(name, round(ms)) for (name, _, _), ms in zip(MUTATIONS, times, strict=True)]
+    assert not [x for x in slow if x[1] > 1000], sorted(slow, key=lambda x: -x[1])[:5]
+
+
 # --- (d) the comparison fails on a wrong answer --------------------------------------------
 
 #: (part, its text, one small fault): each must make the comparison fail.
@@ -818,9 +906,20 @@ FAULTS = [
 ]
 
 
+#: Faults in the checks of malformed values: the comparison over :data:`MUTATIONS` must fail.
+MUTATION_FAULTS = [
+    ("inspector-rope", 'layers: [10000, "a count', 'layers: [100000, "a count'),
+    ("inspector-rope", "checkName(`${path}['model_type']`, get(out, \"model_type\"));", ""),
+    ("inspector-rope", "if (isBig(v)) return v.text;", ""),
+    ("inspector-rope", 'if (isNaN(v)) return "nan";', 'if (isNaN(v)) return "NaN";'),
+    ("inspector-layers", "checkExtra(extra, where);", ""),
+    ("inspector-layers", 'if (use !== null) checkBool(key(path, "use_sliding_window"), use);', ""),
+]
+
+
 @pytest.mark.browser
 @needs_browser
-@pytest.mark.parametrize(("part", "right", "wrong"), FAULTS)
+@pytest.mark.parametrize(("part", "right", "wrong"), FAULTS + MUTATION_FAULTS)
 def test_the_comparison_fails_on_a_faulty_script(browser, server, part, right, wrong):
     source = (SCRIPTS / f"{part}.js").read_text(encoding="utf-8")
     assert source.count(right) == 1, f"{part}.js no longer holds {right!r}"
@@ -831,7 +930,8 @@ def test_the_comparison_fails_on_a_faulty_script(browser, server, part, right, w
         page, _ = _inspector(context)
         page.goto(server + URL, wait_until="load")
         page.wait_for_function("() => window.peInspector && window.peInspector.inspect")
-        found = compare(page, gallery_cases() + EDGE_CASES)
+        cases = MUTATIONS if (part, right, wrong) in MUTATION_FAULTS else []
+        found = compare(page, gallery_cases() + EDGE_CASES + cases)
         assert found, f"the fault {wrong!r} in {part}.js went unnoticed"
     finally:
         context.close()
@@ -978,6 +1078,17 @@ SHOWN = [
         json.dumps(_with(LLAMA31, rope_scaling=None, rope_theta=-1)),
         "config['rope_theta'] must be > 1, got -1",
     ),
+    *(
+        (
+            json.dumps(_with(LLAMA31, **{key: value})),
+            f"config['{key}'] must be <= {limit} (",
+        )
+        for key, value, limit in [
+            ("num_hidden_layers", 10**7, 10_000),
+            ("num_hidden_layers", 10**9, 10_000),
+            ("head_dim", 10**8, 65_536),
+        ]
+    ),
 ]
 
 
@@ -991,8 +1102,10 @@ def test_bad_input_shows_one_sentence_and_no_console_error(browser, server, sche
         box = root.locator("textarea")
         for text, said in SHOWN:
             box.fill(text)
+            started = time.perf_counter()
             root.get_by_role("button", name="Inspect this config").click()
             seen = root.evaluate(_SEEN)
+            assert time.perf_counter() - started < 1.0, ("answered after a second", text[:80])
             assert said in seen["error"], (text, seen["error"])
             assert seen["error"].endswith(".") and "\n" not in seen["error"]
             assert seen["cells"] == 0 and seen["types"] == [], "a stale report under the error"

@@ -287,6 +287,53 @@ def test_an_fp8_cache_drifts_fastest():
     assert err[-1] > 4 * bf16[-1]
 
 
+FP8 = ml_dtypes.float8_e4m3fn
+
+
+def _store_scaled_by_hand(x, scale_of):
+    """x / s stored in FP8 and read back times s, s from ``scale_of(x)`` (per row or one)."""
+    s = scale_of(x)
+    return (x / s).astype(FP8).astype(np.float32) * s
+
+
+@pytest.mark.parametrize("scale", ["row", "tensor"])
+def test_a_scaled_fp8_store_is_x_over_s_rounded_then_times_s(scale):
+    """scale="row": s = max |x| of the row / 448 at every store (vLLM's fp8_per_token_head
+    computes one per token and head when it is written); scale="tensor": one s = max |x|
+    / 448 over the first store, kept (the calibrated k_scale a checkpoint carries)."""
+    exact = apply_rope(DRIFT_KEYS, np.arange(64), INV_FREQ)
+    if scale == "row":
+        stored = _store_scaled_by_hand(exact, lambda x: np.abs(x).max(-1, keepdims=True) / 448)
+    else:
+        stored = _store_scaled_by_hand(exact, lambda x: np.abs(x).max() / 448)
+    by_hand = np.max(np.linalg.norm(stored - exact, axis=-1) / np.linalg.norm(DRIFT_KEYS, axis=-1))
+    err = repeated_shift_error(DRIFT_KEYS, 64, -1, 0, INV_FREQ, dtype=FP8, scale=scale)
+    assert err[0] == pytest.approx(by_hand, rel=1e-6)
+    unscaled = repeated_shift_error(DRIFT_KEYS, 64, -1, 0, INV_FREQ, dtype=FP8)
+    assert err[0] != pytest.approx(unscaled[0], rel=1e-3)  # the option is not ignored
+
+
+def test_a_per_row_scale_makes_fp8_blind_to_the_keys_size():
+    """Rounding in a float format is relative, except below its smallest normal number
+    (2**-6 for E4M3) and above its largest (448): keys 2**-10 as long lose most of their
+    digits unscaled, and exactly what full-size keys lose with a scale per row."""
+    small = DRIFT_KEYS * 2.0**-10
+    kw = {"dtype": FP8}
+    full = repeated_shift_error(DRIFT_KEYS, 64, -1, 5, INV_FREQ, scale="row", **kw)
+    scaled = repeated_shift_error(small, 64, -1, 5, INV_FREQ, scale="row", **kw)
+    np.testing.assert_allclose(scaled, full, rtol=1e-12)
+    unscaled = repeated_shift_error(small, 64, -1, 5, INV_FREQ, **kw)
+    assert unscaled[0] > 10 * full[0]
+
+
+def test_an_unscaled_fp8_cache_past_its_range_reports_inf():
+    """E4M3 has no infinity: 449 and more become NaN. The error says inf, never NaN."""
+    err = repeated_shift_error(DRIFT_KEYS * 1000, 64, -1, 2, INV_FREQ, dtype=FP8)
+    assert np.all(np.isinf(err))
+    err = repeated_shift_error(DRIFT_KEYS * 1000, 64, -1, 2, INV_FREQ, dtype=FP8, scale="row")
+    assert np.all(np.isfinite(err))
+
+
 # ---------------------------------------------------------------------------
 # Dynamic NTK: frequencies that depend on the length
 # ---------------------------------------------------------------------------

@@ -279,9 +279,13 @@ def test_bad_layer_types_name_the_key(layer_types, message):
 
 
 def test_standardise_leaves_other_families_and_its_input_alone():
-    config = {"model_type": "llama", "rope_theta": 5e5}
+    # a file that states its base and length: nothing for the class to fill in
+    config = {"model_type": "llama", "rope_theta": 5e5, "max_position_embeddings": 8192}
     out, notes = standardise(config, "config")
     assert out == config and out is not config and notes == []
+    # a length left out is the class's, marked, and the input is still not changed
+    out, notes = standardise({"model_type": "llama", "rope_theta": 5e5}, "config")
+    assert out["max_position_embeddings"] == 2048 and "class default" in notes[0]
     out, _ = standardise({"model_type": "apertus"}, "config")
     assert out["rope_parameters"]["rope_type"] == "llama3"
     out, _ = standardise({"model_type": "gpt_oss"}, "config")

@@ -81,19 +81,31 @@ def test_every_perturbed_flag_fails(stored):
     assert stored["max_abs_diff"] > 1000 * stored["tolerance"], stored
 
 
+#: DeepSeek-V2's architecture: llama.cpp hands the rotation an attention factor of
+#: 1 / (0.1 ln s + 1) and scales the scores instead, so the K-shift puts no factor in.
+MLA_SHIFTS = {"cache-mla-yarn4"}
+
+
 def test_a_context_shift_multiplies_every_cached_key_by_yarns_factor():
     """After seq_add the K-shift rotates the cached keys through rope_yarn, which multiplies
-    cos and sin by 0.1 ln s + 1 again; plain RoPE's shift is exact."""
+    cos and sin by 0.1 ln s + 1 again; plain RoPE's shift is exact, and so is DeepSeek-V2's
+    (MLA), whose rotation llama.cpp runs with the factor divided out."""
+    assert {c["setting"] for c in STORED["shifts"]} >= MLA_SHIFTS
     for measured in STORED["shifts"]:
         best = min(measured["diffs"], key=measured["diffs"].get)
         assert measured["diffs"][best] < 1e-4, measured
         if measured["m"] == 1.0:
             assert list(measured["diffs"]) == ["no factor"]
+        elif measured["setting"] in MLA_SHIFTS:
+            assert best == "no factor", measured
+            assert measured["diffs"]["every cached key × m per shift"] > 0.1, measured
+            if "key_scale" in measured:
+                assert measured["key_scale"] == pytest.approx(1.0, abs=1e-4)
         else:
             assert best == "every cached key × m per shift", measured
             assert measured["diffs"]["no factor"] > 0.1
-        if "key_scale" in measured:
-            assert measured["key_scale"] == pytest.approx(measured["m"], abs=1e-4)
+            if "key_scale" in measured:
+                assert measured["key_scale"] == pytest.approx(measured["m"], abs=1e-4)
 
 
 def test_group_attentions_keys_are_rotated_to_two_p_minus_p_over_d():
@@ -118,6 +130,18 @@ def test_a_sliding_window_cache_cannot_shift_unless_it_is_full_length():
     measured = {c["setting"]: c for c in STORED["can_shift"]}
     assert (measured["plain-1e4"]["default"], measured["plain-1e4"]["--swa-full"]) == (True, True)
     assert (measured["gemma3"]["default"], measured["gemma3"]["--swa-full"]) == (False, True)
+
+
+def test_mla_caches_a_latent_and_one_rotary_key_per_token():
+    """llama.cpp's DeepSeek-V2 cache grows by the latent and the rotary key per token and
+    layer (float32, plus 12 bytes of cell bookkeeping: position, sequence count, sequence
+    id), as transformers' does; the GQA model caches full keys and values."""
+    widths = {c["setting"]: c for c in STORED["cache_widths"]}
+    mla, gqa = widths["cache-mla-yarn4"], widths["cache-yarn4"]
+    assert mla["transformers_numbers_per_token"] == mla["latent"] + mla["rotary"]
+    for c in (mla, gqa):
+        assert c["llama_cpp_bytes_per_token"] == 4 * c["transformers_numbers_per_token"] + 12
+    assert mla["full_numbers_per_token"] > 3 * mla["transformers_numbers_per_token"]
 
 
 def test_a_speculative_rollback_needs_no_rotation():

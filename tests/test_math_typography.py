@@ -155,7 +155,7 @@ def test_no_page_source_sets_a_name_as_a_product_of_letters():
             if runs := named_runs(_math(latex, display)):
                 found.setdefault(path.relative_to(DOCS).as_posix(), []).append((latex, runs))
     assert formulas > 200
-    assert not found, found
+    assert not found, f"{found}: write a name as \\mathrm{{name}} or \\text{{name}}"
 
 
 @pytest.mark.site

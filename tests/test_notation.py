@@ -35,7 +35,10 @@ def test_every_source_writes_symbols_as_the_glossary_does():
         for p in SOURCES
         if (hits := avoided_spellings(p.read_text(encoding="utf-8")))
     }
-    assert not found, f"spellings the glossary's symbols avoid: {found}"
+    assert not found, (
+        f"spellings the glossary's symbols avoid: {found}; write the spelling "
+        "pe_book.notation.SYMBOLS gives (or {{ symbol: NAME }})"
+    )
 
 
 @pytest.mark.parametrize(
@@ -81,7 +84,8 @@ def test_every_link_into_the_glossary_names_an_entry():
         for a in re.findall(r"glossary\.md#([\w-]+)", p.read_text(encoding="utf-8"))
     }
     assert links, "no links into the glossary found"
-    assert not {link for link in links if link[1] not in anchors}
+    broken = {link for link in links if link[1] not in anchors}
+    assert not broken, f"{broken}: link to an anchor of pe_book.notation.SYMBOLS"
 
 
 def test_every_symbol_names_the_chapter_that_introduces_it():
@@ -115,7 +119,7 @@ def test_headings_name_no_symbol_in_plain_text():
         for page, line in prose_lines()
         if line.startswith("#") and plain.search(line)
     ]
-    assert not found, found
+    assert not found, f"{found}: say the symbol in words in a heading"
 
 
 #: Names of symbols as code spells them; in prose they are code (backticks) or math.
@@ -142,7 +146,7 @@ def test_prose_writes_no_symbol_as_a_bare_code_name():
         for page, line in prose_lines()
         if not line.lstrip().startswith(">>>") and bare_code_names(line)
     ]
-    assert not found, found
+    assert not found, f"{found}: write the name as `code` or as math, $(L, d_{{\\text{{model}}}})$"
 
 
 def test_the_bare_name_check_sees_chapter_7s_old_shape():

@@ -21,7 +21,12 @@ def test_no_text_covers_data_or_text(name, layout):
     """Both palettes share one layout, so the light one stands for both."""
     with matplotlib.rc_context(THEMES["light"].rc):
         found = overlaps(draw_figure(name, "light", layout))
-    assert found == [], f"{name} ({layout}): " + "; ".join(found)
+    assert found == [], (
+        f"{name} ({layout}): "
+        + "; ".join(found)
+        + "; move the text clear of the data (legend loc= or bbox_to_anchor=, "
+        "pe_book.style.direct_labels)"
+    )
 
 
 def _plot():

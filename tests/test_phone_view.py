@@ -173,7 +173,10 @@ def test_no_display_formula_is_wider_than_its_column(views, scheme, width):
         for path, displays in _at(seen, scheme, width, "displays")
         for d in displays
     ]
-    assert not problems, "\n".join(problems)
+    assert not problems, "\n".join(problems) + (
+        "\nbreak each display over lines (\\begin{split} a &= b \\\\ &= c \\end{split}) "
+        "or shorten it"
+    )
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -94,6 +94,7 @@ POINTERS: dict[str, dict[str, dict[int, str | tuple[str, ...]]]] = {
     },
     "modern/rope.md": {
         "Chapter 16 lists this and the other conventions": {16: "## RoPE: two layouts and a scale"},
+        "chapter 16 names examples);": {16: "That is not a complete list"},
         "Chapter 15 shows what happens when the context is pushed past the trained length": {
             15: "that its slow pairs never reached in training",
         },
@@ -135,6 +136,9 @@ POINTERS: dict[str, dict[str, dict[int, str | tuple[str, ...]]]] = {
         "chapter 4 shows it acts as the same rotation": {
             4: "the same matrix moves every position forward by $k$",
         },
+        "chapter 12 writes the positions $i$ and $j$, as the ALiBi paper does).": {
+            12: "For query $i$ and key $j",
+        },
         "Chapters 10, 12 and 13 write the query position $i$ and the key position $j$": {
             10: "how much query $i$",
             12: "For query $i$ and key $j",
@@ -162,8 +166,16 @@ POINTERS: dict[str, dict[str, dict[int, str | tuple[str, ...]]]] = {
             15: "stretch of every pair"
         },
     },
+    "notebooks/part1-foundations.py": {
+        "chapter 14 shows how one attention head can read every position back from it.": {
+            14: "The simplest head shows how that becomes a number the model can use",
+        },
+    },
     "notebooks/part4-practice.py": {
-        "chapter 16 names them": {16: "(`rotate_every_two`)"},
+        "Chapter 16 gives the model types the library knows, and `python -m pe_explained "
+        "inspect config.json` reports the pairing of any config.": {
+            16: "{{ value: conventions.interleaved_model_types }}",
+        },
     },
 }
 
@@ -297,7 +309,11 @@ def pointer_problems(
 
 
 def test_every_pointer_lands_on_what_it_promises():
-    assert pointer_problems(POINTERS) == []
+    problems = pointer_problems(POINTERS)
+    assert problems == [], (
+        f"{problems}: add or update the sentence's entry in POINTERS (a phrase of that "
+        "chapter's page that shows it does what the sentence says)"
+    )
 
 
 def test_pointers_are_found_in_prose_as_written():

@@ -4,15 +4,15 @@ Two harnesses recompute, from the printed arguments alone, the inverse frequenci
 the attention factor the runtime would use, written from its code as cited (our own
 code, float64):
 
-* **llama.cpp b8457** (commit e06c3ab): flags over GGUF values as ``llama_context``'s
-  constructor combines them (``src/llama-context.cpp``: ``rope_freq_base``,
-  ``rope_freq_scale``, ``yarn_ext_factor`` and ``yarn_attn_factor``, YaRN's factor
-  overwritten, ``rope_attn_factor`` last), the ramp of ``ggml_rope_yarn_corr_dims``
+* **llama.cpp 0c1e57098** (the tree ``llama-cpp-python`` 0.3.36 vendors, read; the
+  flags also run on it by ``tests/test_llama_cpp.py``): flags over GGUF values as
+  ``llama_context``'s constructor combines them (``src/llama-context.cpp``:
+  ``rope_freq_base``, ``rope_freq_scale``, ``yarn_ext_factor`` and ``yarn_attn_factor``,
+  YaRN's factor overwritten, ``rope_attn_factor`` last), the ramp of ``ggml_rope_yarn_corr_dims``
   (``ggml/src/ggml.c``: floor and ceil, clipped to ``[0, n_dims − 1]``) and
   ``rope_yarn`` (``ggml/src/ggml-cpu/ops.cpp``: ``θ/ff``, the mix, ``mscale ·
-  (1 + 0.1 ln(1/freq_scale))``); the GGUF's values as ``convert_hf_to_gguf.py`` (commit
-  0024aa7) writes them (Llama 3's ``rope_freqs``, Phi-3's LongRoPE factors and
-  attention factor).
+  (1 + 0.1 ln(1/freq_scale))``); the GGUF's values as ``conversion/*.py`` writes them
+  (Llama 3's ``rope_freqs``, Phi-3's LongRoPE factors and attention factor).
 * **vLLM 0.33.0**: ``get_rope`` and the classes of ``model_executor/layers/
   rotary_embedding`` for the types in the gallery, fed the ``--hf-overrides`` dict and
   ``--max-model-len``; ``_get_and_verify_max_len`` for the length.
@@ -26,10 +26,12 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+from script_packages import load_package
 
 import pe_explained as pe
 from pe_explained.cli import main
@@ -37,6 +39,7 @@ from pe_explained.hf_config import ROPE_KEYS
 from pe_explained.runtimes import (
     RUNTIME_COLUMNS,
     RUNTIME_SPELLINGS,
+    RUNTIME_VERSIONS,
     format_runtime_arguments,
     llama_cpp_arguments,
     runtime_arguments,
@@ -72,7 +75,7 @@ def _rotary(config: dict) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# llama.cpp b8457
+# llama.cpp 0c1e57098
 # ---------------------------------------------------------------------------
 
 
@@ -93,7 +96,7 @@ def _flags(args: list[str]) -> tuple[dict, dict]:
 
 
 def _gguf(config: dict) -> dict:
-    """What ``convert_hf_to_gguf.py`` (0024aa7) writes that the flags do not restate."""
+    """What ``conversion/*.py`` (0c1e57098) writes that the flags do not restate."""
     _, s = _primary(config)
     text = _text(config)
     scaling = dict(s.scaling or {})
@@ -144,7 +147,7 @@ def _mscale(scale: float, mscale: float) -> float:
 
 
 def llama_cpp_rope(args: list[str], gguf: dict, arch: str = "llama"):
-    """Per-pair frequency and cos/sin multiplier of llama.cpp b8457 for these flags."""
+    """Per-pair frequency and cos/sin multiplier of llama.cpp 0c1e57098 for these flags."""
     flags, overrides = _flags(args)
     base = float(flags["--rope-freq-base"])  # cparams.rope_freq_base (0: the GGUF's)
     scaling = flags.get("--rope-scaling", "longrope" if "long" in gguf else "linear")
@@ -184,7 +187,8 @@ def llama_cpp_rope(args: list[str], gguf: dict, arch: str = "llama"):
     pairs = np.arange(n_dims // 2)
     factors = gguf["freq_factors"]
     if "long" in gguf:  # get_rope_factors: long when the context passes the original one
-        factors = gguf["long"] if int(flags["-c"]) > gguf["orig_ctx"] else gguf["short"]
+        n_ctx_seq = -(-int(flags["-c"]) // 256) * 256  # llama_context: GGML_PAD(n_ctx, 256)
+        factors = gguf["long"] if n_ctx_seq > gguf["orig_ctx"] else gguf["short"]
     if factors is None:
         factors = np.ones(n_dims // 2)
     extrap = base ** (-2.0 * pairs / n_dims) / factors  # θ_extrap / p
@@ -361,6 +365,22 @@ def test_llama3_and_longrope_say_the_rule_lives_in_the_gguf():
     for stem, word in [("llama-3.1-8b-instruct", "rope_freqs"), ("phi-4-mini-instruct", "long")]:
         result = llama_cpp_arguments(_config(next(p for p in GALLERY if p.stem == stem)))
         assert any(word in w for w in result["warnings"]), result["warnings"]
+
+
+def test_longrope_factors_are_chosen_by_c_rounded_up_to_256():
+    """llama_context rounds -c up to a multiple of 256 before get_rope_factors compares it
+    with L: with L = 4000, -c 4000 already takes the long factors (4096 > 4000)."""
+    path = next(p for p in GALLERY if p.stem == "phi-3.5-mini-instruct")
+    config = json.loads(json.dumps(_config(path)))
+    config["original_max_position_embeddings"] = 4000
+    config["rope_scaling"]["original_max_position_embeddings"] = 4000
+    for seq_len, chosen in [(3840, "short"), (3841, "long"), (4000, "long")]:
+        (warning,) = [
+            w
+            for w in llama_cpp_arguments(config, seq_len=seq_len)["warnings"]
+            if w.startswith("LongRoPE")
+        ]
+        assert f"uses the {chosen} factors" in warning, (seq_len, warning)
 
 
 def test_longrope_short_factors_below_the_original_context():
@@ -744,6 +764,79 @@ def test_spellings_cover_every_column_and_cite_files():
         assert list(cells) == list(RUNTIME_COLUMNS), setting
         for text, files in cells.values():
             assert text and files and all(isinstance(f, str) and f for f in files)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The llama.cpp commit the book reads and runs: the one llama-cpp-python 0.3.36 vendors.
+LLAMA_CPP_COMMIT = "0c1e57098"
+#: Versions of llama.cpp the book once read its statements at, before reading them all
+#: again at LLAMA_CPP_COMMIT: no page or library string may name them as what was read.
+LLAMA_CPP_SUPERSEDED = ("b8457", "e06c3ab", "41e78c5", "0024aa7")
+#: Files allowed to name a superseded version, each with the reason. The commits the
+#: book names as history (the K-shift at 3514e9f, group attention at 771e036) are dated
+#: on purpose and are not superseded readings.
+LLAMA_CPP_SUPERSEDED_ALLOWED = {
+    "tests/test_runtimes.py": "lists the superseded versions in order to forbid them",
+}
+
+
+def test_llama_cpp_column_is_read_at_the_commit_that_is_run():
+    """One commit for the whole llama.cpp column: the column names it, no cell names
+    another, and it is the commit llama-cpp-python vendors and the run used."""
+    load_package("llama_cpp_check")
+    from llama_cpp_check import install
+
+    stored = json.loads((ROOT / "docs/data/runtimes/llama_cpp.json").read_text("utf-8"))
+    assert RUNTIME_VERSIONS["llama.cpp"] == LLAMA_CPP_COMMIT == install.LLAMA_CPP_COMMIT
+    assert stored["versions"]["llama.cpp"] == LLAMA_CPP_COMMIT
+    assert RUNTIME_COLUMNS["llama.cpp"] == f"llama.cpp {LLAMA_CPP_COMMIT}"
+    for setting, cells in RUNTIME_SPELLINGS:
+        text, files = cells["llama.cpp"]
+        for entry in files:
+            assert "@" not in entry, f"{setting}: {entry} names its own commit"
+        for old in LLAMA_CPP_SUPERSEDED:
+            assert old not in text + " ".join(files), setting
+    config = {"head_dim": 8, "rope_theta": 1e4, "max_position_embeddings": 64}
+    assert llama_cpp_arguments(config)["version"] == LLAMA_CPP_COMMIT
+
+
+def test_no_page_or_library_string_names_a_superseded_llama_cpp_version():
+    found = []
+    roots = ("docs", "pe_book", "pe_explained", "tests", "scripts")
+    paths = [ROOT / name for name in ("README.md", "ARCHITECTURE.md", "CONTRIBUTING.md")]
+    for root in roots:
+        paths += [p for p in (ROOT / root).rglob("*") if p.is_file()]
+    for path in paths:
+        rel = path.relative_to(ROOT).as_posix()
+        if "__pycache__" in rel or rel in LLAMA_CPP_SUPERSEDED_ALLOWED:
+            continue
+        text = path.read_bytes().decode("utf-8", errors="ignore")
+        found += [f"{rel}: {old}" for old in LLAMA_CPP_SUPERSEDED if old in text]
+    assert not found, found
+
+
+def _named(entry: str) -> tuple[str, list[str]]:
+    """``path (name, name.attr)`` as the path and the names it says the file holds."""
+    path, _, rest = entry.partition(" ")
+    names = rest.strip("()").replace(",", " ").replace(".", " ").split()
+    return path, names
+
+
+@pytest.mark.skipif(
+    not os.environ.get("PE_LLAMA_CPP_SOURCE"),
+    reason="set PE_LLAMA_CPP_SOURCE to llama.cpp's source at 0c1e57098 (the vendor/llama.cpp "
+    "of the llama-cpp-python 0.3.36 sdist) to check the files the llama.cpp cells cite",
+)
+def test_llama_cpp_cells_cite_files_of_the_commit():
+    source = Path(os.environ["PE_LLAMA_CPP_SOURCE"])
+    for setting, cells in RUNTIME_SPELLINGS:
+        for entry in cells["llama.cpp"][1]:
+            path, names = _named(entry)
+            files = sorted(source.glob(path))
+            assert files, f"{setting}: {path} is not in {source}"
+            text = "".join(f.read_text("utf-8", errors="ignore") for f in files)
+            for name in names:
+                assert name in text, f"{setting}: {name} is not in {path}"
 
 
 @pytest.mark.parametrize("path", GALLERY, ids=lambda p: p.stem)

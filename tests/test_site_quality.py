@@ -93,7 +93,10 @@ def test_every_page_weighs_at_most_300_kb_gzipped():
     site = built_site().resolve()
     weights = {page: page_weight(site, page) for page in pages_of(site) if page != PRINT_PAGE}
     heavy = {p: f"{w / 1024:.0f} KB" for p, w in weights.items() if w > BUDGET}
-    assert not heavy, f"pages over {BUDGET // 1024} KB gzipped: {heavy}"
+    assert not heavy, (
+        f"pages over {BUDGET // 1024} KB gzipped: {heavy}; make its heaviest figures lighter "
+        "(python3 scripts/book.py check PAGE weighs each) or split the page"
+    )
     assert len(weights) >= 2
 
 
@@ -142,7 +145,8 @@ def test_the_whole_book_on_one_page_weighs_at_most_32_kb_gzipped_per_chapter():
     for seen, weight in (("wide", wide), ("phone", phone)):
         assert weight <= budget, (
             f"{PRINT_PAGE} as a {seen} screen loads {weight / 1024:.0f} KB gzipped, "
-            f"over {budget // 1024} KB ({numbered_chapters()} chapters)"
+            f"over {budget // 1024} KB ({numbered_chapters()} chapters); make the heaviest "
+            "figures lighter (python3 scripts/book.py check PAGE weighs each, against its share)"
         )
 
 

@@ -5,8 +5,10 @@ true once rounded: an upper bound is rounded up and a lower bound down
 Chapter 9 once said that no two positions of a fresh learned table have a cosine above
 0.30; the largest is 0.3042, and ``.2f`` had rounded the bound into a false statement.
 Every value that a page writes right after a word of comparison ("above", "within",
-"at most", …) is listed in :data:`BOUNDS` with its side and the exact number it bounds,
-unless it is a whole number (a count, exact as written) or a chapter's constant.
+"at most", …) declares its side where it is registered, ``@value(name, bound=("upper",
+".2f"))`` on a function returning the exact number (the registry rounds it outward), or
+is listed in :data:`BOUNDS` with its side and the exact number it bounds, unless it is a
+whole number (a count, exact as written) or a chapter's constant.
 """
 
 from __future__ import annotations
@@ -23,36 +25,6 @@ from pe_book.text import format_bound, format_cell
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-def _learned():
-    from pe_book.chapters import learned
-
-    return learned.init_max_cosine()
-
-
-def _clock_gap():
-    from pe_book.chapters import intuitions
-
-    return intuitions.clock_return_gap()
-
-
-def _pair0_step():
-    from pe_book.chapters import intuitions
-
-    return intuitions.pair0_largest_step()
-
-
-def _float32_errors(which: int):
-    from pe_book.chapters import sinusoidal
-
-    return lambda: sinusoidal.float32_sine_errors()[which]
-
-
-def _rope_f64_error():
-    from pe_book.chapters import precision
-
-    return max(precision._angle_errors()["float64 angles, rounded once"])
-
-
 def _passkey_cell_se():
     from pe_book.chapters.evidence import claims
 
@@ -65,31 +37,32 @@ def _passkey_learned_best():
     return claims.passkey_best("learned")
 
 
-def _score_f32_error():
-    from pe_book.chapters import precision
-
-    return max(precision._score_errors()["float64 angles; q, k in float32"])
-
-
 def _gpt_oss_change():
     from pe_book.chapters.todays_models import hybrids
 
     return hybrids.gpt_oss_largest_change()
 
 
-#: Value → (side, the exact number it bounds). "upper": the text must be ≥ the number.
+#: Value → (side, the exact number it bounds), for bounds whose chapter formats the text
+#: itself; a new bound is declared where it is registered instead (``@value(…, bound=…)``,
+#: read by :func:`bounds`). "upper": the text must be ≥ the number.
 BOUNDS = {
-    "learned.init_max_cosine": ("upper", _learned),  # "no … cosine above"
-    "intuitions.clock_return_gap": ("upper", _clock_gap),  # "back within"
-    "intuitions.pair0_largest_step": ("upper", _pair0_step),  # "moves by up to"
-    "sinusoidal.float32_angle_error": ("upper", _float32_errors(0)),  # "off by up to"
-    "sinusoidal.float32_rounded_once_error": ("upper", _float32_errors(1)),  # "at most"
-    "precision.f64_error_max": ("upper", _rope_f64_error),  # "off by at most"
-    "precision.score_f32_max": ("upper", _score_f32_error),  # "off by at most"
     "evidence.passkey_learned_best": ("upper", _passkey_learned_best),  # "at most"
     "evidence.passkey_cell_se": ("upper", _passkey_cell_se),  # "at most"
     "todays_models.gpt_oss_largest_change": ("upper", _gpt_oss_change),  # "by up to"
 }
+
+
+load_all()
+
+
+def bounds() -> dict:
+    """Every bound the registry knows: declared with its value (``@value(name,
+    bound=(side, spec))``: the exact number is what the value's function returns) and
+    listed in :data:`BOUNDS`."""
+    load_all()
+    declared = {name: (spec.bound[0], spec.exact) for name, spec in VALUES.items() if spec.bound}
+    return {**declared, **BOUNDS}
 
 
 def _score_extremes(route: str):
@@ -170,13 +143,39 @@ def test_every_stated_bound_is_listed():
     unlisted = {
         name: pages
         for name, pages in stated_bounds().items()
-        if name not in BOUNDS
+        if name not in bounds()
         and not VALUES[name].constant
         and not re.fullmatch(r"[\d,]+", VALUES[name].text())
     }
-    assert not unlisted, f"bounds stated without a side and an exact value: {unlisted}"
+    assert not unlisted, (
+        f"bounds stated without a side and an exact value: {unlisted}; register each with "
+        '@value(NAME, bound=("upper" or "lower", SPEC)) returning the exact number'
+    )
     stated = stated_bounds()
-    assert not [name for name in BOUNDS if name not in stated], "a listed bound no page states"
+    unstated = [name for name in bounds() if name not in stated]
+    assert not unstated, (
+        f"bounds no page states: {unstated}; drop bound= from the @value (or its BOUNDS "
+        "entry), or write the value after a word of comparison"
+    )
+
+
+def test_no_bound_is_both_declared_and_listed():
+    load_all()
+    both = [name for name in BOUNDS if VALUES[name].bound]
+    assert not both, f"{both}: keep the bound= of the @value and delete the BOUNDS entry"
+
+
+def test_a_declared_bound_is_written_rounded_outward_and_a_bad_one_refused():
+    from pe_book import ValueSpec, value
+
+    upper = ValueSpec("t.up", lambda: 0.3042, bound=("upper", ".2f"))
+    lower = ValueSpec("t.low", lambda: 0.3042, bound=("lower", ".2f"))
+    assert (upper.text(), lower.text(), upper.exact()) == ("0.31", "0.30", 0.3042)
+    with pytest.raises(TypeError, match="exact number"):
+        ValueSpec("t.text", lambda: "0.31", bound=("upper", ".2f")).text()
+    for bad in (("up", ".2f"), ("upper",), "upper", ("lower", 2)):
+        with pytest.raises(ValueError, match="bound must be"):
+            value("t", bound=bad)
 
 
 @pytest.mark.parametrize(
@@ -185,14 +184,16 @@ def test_every_stated_bound_is_listed():
         pytest.param(n, marks=pytest.mark.xfail(reason=NOT_YET_OUTWARD[n], strict=True))
         if n in NOT_YET_OUTWARD
         else n
-        for n in sorted(BOUNDS)
+        for n in sorted(bounds())
     ],
 )
 def test_a_stated_bound_is_rounded_outward(name):
-    load_all()
-    side, exact = BOUNDS[name]
+    side, exact = bounds()[name]
     text = VALUES[name].text()
-    assert holds(text, side, exact()), f"{name} = {text} is no {side} bound of {exact()!r}"
+    assert holds(text, side, exact()), (
+        f"{name} = {text} is no {side} bound of {exact()!r}: write it with "
+        f'format_bound(..., side="{side}") or declare @value(..., bound=("{side}", SPEC))'
+    )
 
 
 def stated_ranges() -> dict[str, str]:
@@ -216,7 +217,11 @@ def stated_ranges() -> dict[str, str]:
 
 
 def test_every_stated_range_is_listed():
-    assert set(stated_ranges()) == set(RANGES)
+    found, listed = set(stated_ranges()), set(RANGES)
+    assert found == listed, (
+        f"ranges not listed: {sorted(found - listed)}, listed but gone: "
+        f"{sorted(listed - found)}; list each range's exact ends in RANGES"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(RANGES))

@@ -16,7 +16,14 @@ import pytest
 
 from pe_book.render import render_svg
 from pe_book.style import THEMES, new_figure
-from pe_book.svg import COORDINATE_DECIMALS, GLYPH_STEP, compact_svg, embed_images_unresampled
+from pe_book.svg import (
+    COORDINATE_DECIMALS,
+    GLYPH_STEP,
+    HEATMAP_LEVELS,
+    compact_svg,
+    embed_images_unresampled,
+    quantise_heatmap_colours,
+)
 
 matplotlib.use("Agg")
 
@@ -150,3 +157,20 @@ def test_book_heatmaps_are_smaller_and_keep_their_cells():
     assert cells, pngs
     assert all(w * h <= 100 * 100 for w, h in cells)
     assert b"<metadata>" not in svg
+
+
+def test_a_heatmap_colour_map_is_cut_to_its_levels_and_rgb_images_are_left():
+    data = np.linspace(-1, 1, 24 * 40).reshape(24, 40)
+    fig = _heatmap(data, "nearest")
+    fig.axes[0].imshow(np.zeros((4, 4, 3)))  # an RGB image: colours, no map
+    assert quantise_heatmap_colours(fig) == 1
+    (heat, rgb) = fig.axes[0].get_images()
+    assert heat.get_cmap().N == HEATMAP_LEVELS
+    # every value is drawn in the full map's colour of a value at most one level away
+    full = __import__("matplotlib").colormaps["viridis"]
+    norm = (data + 1) / 2
+    level = np.clip(np.floor(norm * HEATMAP_LEVELS), 0, HEATMAP_LEVELS - 1)
+    shown = level / (HEATMAP_LEVELS - 1)
+    np.testing.assert_allclose(heat.to_rgba(data), full(shown), atol=1e-6)
+    assert np.abs(shown - norm).max() <= 1.0 / (HEATMAP_LEVELS - 1)
+    assert quantise_heatmap_colours(fig) == 0  # already cut

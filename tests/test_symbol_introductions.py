@@ -131,7 +131,11 @@ def glossary_entries(markdown: str) -> dict[str, str]:
 
 
 def test_every_symbol_is_introduced_where_the_glossary_says():
-    assert introduction_problems(SYMBOLS, EARLIER_USES) == []
+    problems = introduction_problems(SYMBOLS, EARLIER_USES)
+    assert problems == [], (
+        f"{problems}: introduce the symbol (say what it is) on the page SYMBOLS names, or "
+        'list an earlier use in EARLIER_USES ("other" or "preview")'
+    )
 
 
 def test_the_check_fails_on_a_wrong_introducing_chapter():

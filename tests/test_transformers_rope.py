@@ -527,6 +527,28 @@ def test_the_installed_transformers_is_the_version_the_library_names():
     )
 
 
+def test_class_defaults_are_the_configuration_classes():
+    """hf_families.CLASS_DEFAULTS: the base and the length each family's configuration
+    class fills in where the file states none (a multimodal family: its text config)."""
+    from transformers import CONFIG_MAPPING
+
+    from pe_explained.hf_families import CLASS_DEFAULTS
+
+    for model_type, (theta, length) in CLASS_DEFAULTS.items():
+        text = CONFIG_MAPPING[model_type]().get_text_config()
+        assert text.max_position_embeddings == length, model_type
+        params = text.rope_parameters
+        if theta is None:  # a base per layer type
+            assert "rope_theta" not in params or isinstance(params.get("full_attention"), dict)
+        else:
+            bases = (
+                {params["rope_theta"]}
+                if "rope_theta" in params
+                else {p["rope_theta"] for p in params.values() if isinstance(p, dict)}
+            )
+            assert bases == {theta}, (model_type, params)
+
+
 def test_default_max_positions_are_the_configuration_classes():
     """hf_families.DEFAULT_MAX_POSITIONS: the max_position_embeddings a family's class
     holds where the file has none (a multimodal family's: its text config's), which

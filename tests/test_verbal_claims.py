@@ -127,7 +127,10 @@ def test_no_page_counts_a_querys_keys_as_its_position(pattern):
         for p in _sources()
         if pattern.search(" ".join(p.read_text(encoding="utf-8").split()))
     ]
-    assert found == []
+    assert found == [], (
+        f"{found}: a query at position p (from 0) sees p + 1 keys; say so, and name the token "
+        "that attention is spread over"
+    )
 
 
 def test_the_key_count_checks_see_the_old_sentences():

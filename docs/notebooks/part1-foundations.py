@@ -43,9 +43,12 @@ np.set_printoptions(precision=4, suppress=True)
 # %% [markdown]
 # ## 1. Attention alone cannot see order
 #
-# Three word vectors go through one head of self-attention, first as
-# “dog bites man”, then as “man bites dog”. Without positions the second output is
-# exactly the first one with its rows reordered: the head cannot tell the sentences apart.
+# Three word vectors go through one head of self-attention without a causal mask (as in
+# an encoder), first as “dog bites man”, then as “man bites dog”. Without positions the
+# second output is exactly the first one with its rows reordered: the head cannot tell
+# the sentences apart. A causal mask alone would break that symmetry;
+# [chapter 14](https://pe-explained.github.io/pe_explained/modern/xpos-nope/) shows how one
+# attention head can read every position back from it.
 
 # %%
 d_model = 8
@@ -205,8 +208,9 @@ plt.show()
 # %% [markdown]
 # ## Takeaways
 #
-# - Self-attention on its own only reorders its outputs when the input is reordered;
-#   adding a position-dependent vector breaks that symmetry.
+# - Self-attention without a causal mask only reorders its outputs when the input is
+#   reordered; adding a position-dependent vector breaks that symmetry (and so does a
+#   causal mask on its own).
 # - The sinusoidal encoding is a ladder of sine/cosine pairs whose wavelengths grow
 #   geometrically from $2\pi$ to almost $2\pi \cdot \text{base}$.
 # - The dot product of two encodings depends only on their offset, and moving by an

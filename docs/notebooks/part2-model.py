@@ -149,9 +149,9 @@ fig.colorbar(image, ax=ax, label=r"row of the relative table (offset + $k$)")
 plt.show()
 
 # %% [markdown]
-# Plain attention only reorders its outputs when the tokens are swapped. With
-# relative vectors added to the keys and values, the order matters: swap the first
-# two tokens and the outputs change beyond a reordering.
+# Plain attention without a causal mask only reorders its outputs when the tokens are
+# swapped. With relative vectors added to the keys and values, the order matters: swap
+# the first two tokens and the outputs change beyond a reordering.
 
 # %%
 rng = np.random.default_rng(0)

@@ -103,7 +103,8 @@ print(f"the divided score is above the divided bound at {above} of {len(distance
 #
 # ALiBi adds $-m_h\,(i - j)$ to the score of query $i$ and key $j$: no position
 # vectors at all, just a penalty growing with the distance, with a different slope
-# $m_h$ in every head (Figure 2). The slopes form a geometric sequence:
+# $m_h$ in every head (Figure 2). For a power-of-two number of heads the slopes form a
+# geometric sequence:
 
 # %%
 num_heads = 8

@@ -110,12 +110,16 @@ plt.show()
 # RoFormer, GPT-J and Meta’s Llama code rotate dimensions $(2i, 2i + 1)$ together.
 # GPT-NeoX and Hugging Face’s Llama code rotate $(i, i + d_k/2)$ together instead,
 # where the head width $d_k$ is `head_dim` in the code. Many Hugging Face models share
-# that Llama code’s `rotate_half` function. Other Hugging Face models keep the
-# interleaved pairs: GPT-J (`rotate_every_two`), Llama 4 and DeepSeek-V2 (complex
-# multiplies), DeepSeek-V3 (interleaved pairs rotated at run time); [chapter 16](https://pe-explained.github.io/pe_explained/practice/conventions/)
-# names them. The same weights give different attention scores in the two layouts — unless
-# the query and key dimensions are permuted, which is what converting a checkpoint does
-# (Figure 2).
+# that Llama code’s `rotate_half` function. Many others keep the interleaved pairs, for
+# example GPT-J (`rotate_every_two`), Command R, GLM and Helium (a `rotate_half` that
+# takes `x[..., 0::2]` and `x[..., 1::2]`), Llama 4 and DeepSeek-V2 (complex
+# multiplies) and DeepSeek-V3 (interleaved pairs rotated at run time).
+# [Chapter 16](https://pe-explained.github.io/pe_explained/practice/conventions/) gives
+# the model types the library knows, and `python -m pe_explained inspect config.json`
+# reports the pairing of any config. The same weights give different attention scores
+# in the two layouts — unless the query and key dimensions are permuted head by head
+# (each key head’s too, under grouped-query attention), which is what converting a
+# checkpoint does (Figure 2).
 
 # %%
 head_dim, seq = 64, 16
@@ -157,4 +161,4 @@ plt.show()
 # - The differences are not rounding noise: they reach the size of the values
 #   themselves.
 # - For RoPE, the two layouts agree only after permuting the query and key
-#   dimensions; compare scores on a random input to be sure.
+#   dimensions, head by head; compare scores on a random input to be sure.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from pe_explained.alibi import alibi_bias, alibi_slopes
+from pe_explained.alibi import ALIBI_FORMS, alibi_bias, alibi_slopes, alibi_weight_error
 from pe_explained.attention import softmax
 
 from .. import Table, figure, table, value
@@ -35,7 +35,11 @@ def _():
 
 #: BLOOM-176B's head count (BigScience Workshop, 2022): a real model that is not a power of two.
 BLOOM_HEADS = 112
-QUOTED = ("BLOOM_HEADS",)
+#: The two forms of the bias in low precision: BLOOM-176B's head BLOOM_HEAD (its steepest,
+#: slope 2^(-1/16)), one query at position ERROR_KEYS − 1 over ERROR_KEYS keys, content
+#: scores drawn from N(0, SCORE_STD²), ERROR_DRAWS draws; the largest error of any.
+BLOOM_HEAD, ERROR_KEYS, SCORE_STD, ERROR_DRAWS = 65, 2048, 3.0, 20
+QUOTED = ("BLOOM_HEADS", "BLOOM_HEAD", "ERROR_KEYS", "SCORE_STD", "ERROR_DRAWS")
 
 
 def _bloom_groups() -> tuple[np.ndarray, np.ndarray]:
@@ -98,6 +102,32 @@ def _row_term_difference() -> float:
 @value("row_term_difference")
 def _():
     return format_cell(_row_term_difference(), ".1e")
+
+
+def _weight_error(form: str, dtype: str) -> float:
+    """alibi_weight_error for BLOOM's head BLOOM_HEAD, the largest over ERROR_DRAWS draws."""
+    slope = float(alibi_slopes(BLOOM_HEADS)[BLOOM_HEAD - 1])
+    draws = (
+        np.random.default_rng(seed).normal(0.0, SCORE_STD, size=ERROR_KEYS)
+        for seed in range(ERROR_DRAWS)
+    )
+    return max(alibi_weight_error(s, slope, form=form, dtype=dtype) for s in draws)
+
+
+def _register_weight_error(form: str, dtype: str) -> None:
+    @value(f"weight_error_{form}_{dtype}")
+    def _():
+        return format_cell(_weight_error(form, dtype), ".1e")
+
+
+for _form in ALIBI_FORMS:
+    for _dtype in ("float32", "bfloat16"):
+        _register_weight_error(_form, _dtype)
+
+
+@value("bloom_head_slope")
+def _():
+    return _power(float(alibi_slopes(BLOOM_HEADS)[BLOOM_HEAD - 1]))
 
 
 @value("weight_far_last_query")

@@ -67,7 +67,7 @@ def _():
             "rotates and scales queries and keys",
             "relative, with decay",
             f"reported better than RoPE past training length {_cite('sun2023')}; on the "
-            "book's models it holds its loss but loses a far key ([ch. 22](evidence.md))",
+            "book's models it nearly holds its loss but loses a far key ([ch. 22](evidence.md))",
             "research models",
         ),
         (

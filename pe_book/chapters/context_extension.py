@@ -388,7 +388,7 @@ def _():
     # the base a number: on a phone each card is titled "base = 10,000"
     rows = [[int(base), *_decay_means(base)] for base in ABF_BASES]
     return Table(
-        ["base", *(f"distance {lo:,}–{hi:,}" for lo, hi in DECAY_BANDS)],
+        ["base", *(f"distance {lo:,}–{hi - 1:,}" for lo, hi in DECAY_BANDS)],  # hi excluded
         rows,
         formats={"base": ",d"},
         default_format=".2f",

@@ -10,6 +10,7 @@ from pe_explained.conventions import (
     fairseq_sinusoidal,
     tensor2tensor_timing_signal,
 )
+from pe_explained.hf_config import _INTERLEAVED_MODEL_TYPES
 from pe_explained.rope import apply_rope, interleaved_to_halves_permutation, rope_frequencies
 
 from .. import Table, table, value
@@ -17,6 +18,21 @@ from .. import Table, table, value
 D_MODEL, NUM_TOKENS, PADDING_IDX = 512, 1024, 1
 HEAD_DIM, SEQ = 128, 64
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}
+#: The models the page names as examples of interleaved pairs, with the ``model_type`` of
+#: each; every one is in the library's list (``tests/test_interleaved_models.py``).
+INTERLEAVED_EXAMPLES = {
+    "GPT-J": ("gptj",),
+    "CodeGen": ("codegen",),
+    "Command R": ("cohere",),
+    "Command R7B": ("cohere2",),
+    "GLM": ("glm", "glm4"),
+    "ERNIE 4.5": ("ernie4_5", "ernie4_5_moe"),
+    "Helium": ("helium",),
+    "RoFormer": ("roformer",),
+    "Llama 4": ("llama4", "llama4_text"),
+    "DeepSeek-V2": ("deepseek_v2",),
+    "DeepSeek-V3": ("deepseek_v3",),
+}
 
 
 def _as_tokens_read_them() -> dict[str, np.ndarray]:
@@ -170,3 +186,14 @@ def _():
 @value("paper_last_wavelength")
 def _():
     return f"{2 * np.pi / _measured_frequencies(sinusoidal(2, D_MODEL, layout='halves'))[-1]:,.0f}"
+
+
+@value("interleaved_model_types")
+def _():
+    # the library's list, whole: the page names examples from it and says it is not complete
+    return ", ".join(f"`{t}`" for t in sorted(_INTERLEAVED_MODEL_TYPES))
+
+
+@value("interleaved_model_type_count")
+def _():
+    return str(len(_INTERLEAVED_MODEL_TYPES))

@@ -17,7 +17,6 @@ from pe_explained.properties import (
 
 from .. import Table, figure, table, value
 from ..style import new_figure
-from ..text import format_bound
 
 CLOCK_D_MODEL, CLOCK_POSITIONS = 8, 7  # four clocks, hands for positions 0 … 6
 COUNTER_LEN, COUNTER_BITS, COUNTER_D_MODEL = 64, 4, 16
@@ -170,10 +169,9 @@ def clock_return_gap() -> float:
     return float(closest_position(sinusoidal(1000, 2), 0)[1])
 
 
-@value("clock_return_gap")
+@value("clock_return_gap", bound=("upper", ".1e"))  # the hand is back *within* it
 def _():
-    # the page says the hand is back *within* it: an upper bound, rounded up
-    return format_bound(clock_return_gap(), ".1e", side="upper")
+    return clock_return_gap()
 
 
 @value("speed_ratio_d8")
@@ -242,10 +240,9 @@ def pair0_largest_step() -> float:
     return float(_counter_steps()["pair 0 sine"].max())
 
 
-@value("pair0_largest_step")
+@value("pair0_largest_step", bound=("upper", ".2f"))  # the sine moves by *up to* it
 def _():
-    # the page says the sine moves by *up to* it: an upper bound, rounded up
-    return format_bound(pair0_largest_step(), ".2f", side="upper")
+    return pair0_largest_step()
 
 
 @value("row_step_d16")

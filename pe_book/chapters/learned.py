@@ -12,7 +12,6 @@ from pe_explained.learned import LearnedPositionalEmbedding, learned_parameter_c
 
 from .. import Table, figure, table, value
 from ..style import new_figure
-from ..text import format_bound
 
 #: (max_len, d_model) of the position tables in the published configurations:
 #: BERT's max_position_embeddings and hidden_size, GPT-2's n_positions and n_embd.
@@ -129,10 +128,9 @@ def init_max_cosine() -> float:
     return float(np.abs(_similarities()[1][off_diagonal]).max())
 
 
-@value("init_max_cosine")
+@value("init_max_cosine", bound=("upper", ".2f"))  # "no … cosine above": rounded up
 def _():
-    # the page says no cosine is above it: an upper bound, rounded up
-    return format_bound(init_max_cosine(), ".2f", side="upper")
+    return init_max_cosine()
 
 
 @value("sinusoidal_neighbour_cosine")

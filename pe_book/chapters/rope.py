@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
+from pe_explained import inspect_config
 from pe_explained.properties import slow_pair_count
 from pe_explained.rope import (
     apply_rope,
@@ -15,6 +18,7 @@ from pe_explained.rope import (
 
 from .. import figure, value
 from ..interactive import interactive
+from ..models import load_models
 from ..style import new_figure, phone_layout_active
 
 TOEPLITZ_POSITIONS, TOEPLITZ_HEAD_DIM, SEED = 48, 32, 11
@@ -29,8 +33,13 @@ DECAY_BANDS = ((1, 100), (100, 1000), (1000, 10000))
 #: The page's example of a score: q and k from default_rng(SCORE_SEED), head_dim 8, m and n;
 #: the interactive figure starts from it and lets m and n run up to SCORE_MAX_POSITION.
 SCORE_SEED, SCORE_HEAD_DIM, SCORE_M, SCORE_N, SCORE_MAX_POSITION = 0, 8, 5, 2, 40
+#: A long context, for the census of the gallery's configs (chapter 21's data): the rotary
+#: configs whose context reaches it, and which of them ship a remapping rule.
+LONG_CONTEXT, PAPER_BASE = 65536, 10000.0
 #: The constants the page quotes, as {{ value: rope.NAME:spec }}.
 QUOTED = (
+    "LONG_CONTEXT",
+    "PAPER_BASE",
     "HEAD_DIM",
     "PAIRS",
     "LLAMA2_BASE",
@@ -156,8 +165,9 @@ def _():
 
 @value("decay_band_means")
 def _():
+    # a band holds distances lo … hi − 1 (rope_decay_bound_mean excludes hi)
     means = [
-        f"{rope_decay_bound_mean(HEAD_DIM, lo, hi):.1f} over distances {lo:,}–{hi:,}"
+        f"{rope_decay_bound_mean(HEAD_DIM, lo, hi):.1f} over distances {lo:,}–{hi - 1:,}"
         for lo, hi in DECAY_BANDS
     ]
     return ", ".join(means[:-1]) + " and " + means[-1]
@@ -181,3 +191,53 @@ def _():
 @value("longest_wavelength_500000")
 def _():
     return f"{rope_wavelengths(HEAD_DIM, base=LLAMA3_BASE)[-1]:,.0f}"
+
+
+@cache
+def _long_context_census() -> dict[str, list[str]]:
+    """The gallery's rotary configs with a context of LONG_CONTEXT or more, by what they do:
+    ``long`` all of them; ``raised`` a base above the paper's; ``remapped`` a rope_type
+    other than ``default`` on some layer (a remapping rule: ``llama3``, ``yarn``, …);
+    ``rules`` the rope_type of each remapped one."""
+    found: dict[str, list[str]] = {"long": [], "raised": [], "remapped": [], "rules": []}
+    for entry in load_models():
+        blocks = (inspect_config(entry.config)["layer_types"] or {}).values()
+        contexts = [b["max_position_embeddings"] for b in blocks]
+        if not blocks or None in contexts or max(contexts) < LONG_CONTEXT:
+            continue
+        found["long"].append(entry.stem)
+        if max(b["rope_theta"] for b in blocks) > PAPER_BASE:
+            found["raised"].append(entry.stem)
+        rules = sorted({b["rope_type"] for b in blocks} - {"default"})
+        if rules:
+            found["remapped"].append(entry.stem)
+            found["rules"] += rules
+    return found
+
+
+@value("long_context_configs")
+def _():
+    return str(len(_long_context_census()["long"]))
+
+
+@value("long_context_raised")
+def _():
+    return str(len(_long_context_census()["raised"]))
+
+
+@value("long_context_remapped")
+def _():
+    return str(len(_long_context_census()["remapped"]))
+
+
+@value("long_context_remapped_raised")
+def _():
+    census = _long_context_census()
+    return str(len(set(census["remapped"]) & set(census["raised"])))
+
+
+@value("long_context_rules")
+def _():
+    rules = _long_context_census()["rules"]
+    counts = sorted({r: rules.count(r) for r in rules}.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"`{rule}` {count}" for rule, count in counts)

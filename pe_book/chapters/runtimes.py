@@ -7,7 +7,12 @@ from functools import cache
 
 from pe_explained import rope_settings, vllm_max_model_len
 from pe_explained.hf_families import DEFAULT_MAX_POSITIONS
-from pe_explained.runtimes import RUNTIME_COLUMNS, RUNTIME_SPELLINGS, llama_cpp_arguments
+from pe_explained.runtimes import (
+    RUNTIME_COLUMNS,
+    RUNTIME_SPELLINGS,
+    RUNTIME_VERSIONS,
+    llama_cpp_arguments,
+)
 
 from .. import Table, table, value
 from ..experiments import runtime_results
@@ -182,6 +187,11 @@ def _():
 @value("llama_cpp_commit")
 def _():
     return runtime_results()["versions"]["llama.cpp"]
+
+
+@value("llama_cpp_read")
+def _():
+    return RUNTIME_VERSIONS["llama.cpp"]
 
 
 @value("llama_cpp_python")

@@ -13,7 +13,6 @@ from .. import Table, figure, table, value
 from ..interactive import heatmap_colours, interactive
 from ..notation import DM
 from ..style import new_figure, phone_layout_active
-from ..text import format_bound
 
 HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
 WAVE_DIMENSIONS = (0, 2, 8, 20)
@@ -225,16 +224,14 @@ def float32_sine_errors() -> tuple[float, float]:
     return float(np.abs(usual - exact).max()), float(np.abs(ours - exact).max())
 
 
-@value("float32_angle_error")
+@value("float32_angle_error", bound=("upper", ".2e"))  # the sines are off by *up to* it
 def _():
-    # the page says the sines are off by *up to* it: an upper bound, rounded up
-    return format_bound(float32_sine_errors()[0], ".2e", side="upper")
+    return float32_sine_errors()[0]
 
 
-@value("float32_rounded_once_error")
+@value("float32_rounded_once_error", bound=("upper", ".1e"))  # off by *at most* it
 def _():
-    # the page says the library is off by *at most* it: an upper bound, rounded up
-    return format_bound(float32_sine_errors()[1], ".1e", side="upper")
+    return float32_sine_errors()[1]
 
 
 @value("float32_places_lost")

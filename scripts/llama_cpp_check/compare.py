@@ -87,7 +87,7 @@ def _cached_logits(path: Path, tokens, positions, query_token, query_pos, key_sc
         if key_scale is not None:
             scale = torch.tensor(np.asarray(key_scale, dtype=np.float64))[None, None, :, None]
             for layer in cache.layers:
-                layer.keys.mul_(scale)
+                _rotated_keys(layer, model.config).mul_(scale)
         last = model(
             input_ids=torch.tensor([[query_token]]),
             position_ids=torch.tensor([[query_pos]]),
@@ -95,6 +95,13 @@ def _cached_logits(path: Path, tokens, positions, query_token, query_pos, key_sc
             use_cache=True,
         )
     return last.logits[0, -1].numpy()
+
+
+def _rotated_keys(layer, config):
+    """The cached tensor that holds a layer's rotated keys: the keys, or for MLA (a
+    ``kv_lora_rank`` in the config) the cache's values, where transformers 5.23's
+    DeepSeek-V2 keeps the rotary key beside the latent it stores as keys."""
+    return layer.values if getattr(config, "kv_lora_rank", None) else layer.keys
 
 
 def _best_scale(path, tokens, positions, query_token, query_pos, target) -> float:
@@ -295,3 +302,46 @@ def rollback_check(setting: Setting, folder: Path, seed: int, *, n=40, draft=6, 
         "keep": keep,
         "diff": _diff(logits, expected),
     }
+
+
+def cache_width(setting: Setting, folder: Path, seed: int, *, n=(32, 64)) -> dict:
+    """What one token adds to the cache, in llama.cpp and in transformers.
+
+    llama.cpp: the growth of ``llama_state_seq_get_size`` from ``n[0]`` to ``n[1]`` cached
+    tokens, in bytes per token (float32 K and V, plus each cell's position, sequence count
+    and sequence id). transformers: the numbers its cache holds per token over every
+    layer (the last dimension of keys and values times their heads), and, for MLA, what
+    full keys and values would take (heads × (qk_nope + qk_rope + v) dims per layer).
+    """
+    import torch
+
+    path = folder / setting.name
+    config = models.config_json(path)
+    args = llama_cpp_arguments(config)["arguments"]
+    tokens = models.prompt(seed, max(n), config["vocab_size"])
+    sizes = []
+    with Session(folder / f"{setting.name}.gguf", args, setting.arch) as session:
+        for count in n:
+            session.seq_rm(0, -1)
+            session.decode(tokens[:count], range(count))
+            sizes.append(session.lib.llama_state_seq_get_size(session.ctx, 0))
+    model = models.hf_model(path, "float32")
+    with torch.no_grad():
+        cache = model(input_ids=torch.tensor([tokens[:8]]), use_cache=True).past_key_values
+    cached = sum(
+        t.shape[1] * t.shape[3] for layer in cache.layers for t in (layer.keys, layer.values)
+    )
+    out = {
+        "setting": setting.name,
+        "llama_cpp_bytes_per_token": (sizes[1] - sizes[0]) / (n[1] - n[0]),
+        "transformers_numbers_per_token": cached,
+    }
+    if config.get("kv_lora_rank"):
+        heads, layers = config["num_attention_heads"], config["num_hidden_layers"]
+        dims = config["qk_nope_head_dim"] + config["qk_rope_head_dim"] + config["v_head_dim"]
+        out |= {
+            "full_numbers_per_token": layers * heads * dims,
+            "latent": config["kv_lora_rank"],
+            "rotary": config["qk_rope_head_dim"],
+        }
+    return out

@@ -161,8 +161,11 @@ def run(folder: Path, tree: Path, *, seed: int = SEED, log=print) -> dict:
         log(f"[llama.cpp] perturbed {p['name']}: max |Δ| {p['max_abs_diff']:.2e}")
     shifts = [
         compare.shift_check(BY_NAME[name], folder, seed, shifts=k)
-        for name in ("cache-plain", "cache-yarn4", "cache-yarn8")
+        for name in ("cache-plain", "cache-yarn4", "cache-yarn8", "cache-mla-yarn4")
         for k in (1, 3)
+    ]
+    widths = [
+        compare.cache_width(BY_NAME[n], folder, seed) for n in ("cache-yarn4", "cache-mla-yarn4")
     ]
     divs = [compare.div_check(BY_NAME["cache-plain"], folder, seed, d=d) for d in (2, 4, 8)]
     can_shift = [compare.shift_support(BY_NAME[name], folder) for name in ("plain-1e4", "gemma3")]
@@ -213,6 +216,7 @@ def run(folder: Path, tree: Path, *, seed: int = SEED, log=print) -> dict:
             "group_attention": group_attention,
             "can_shift": can_shift,
             "rollbacks": rollbacks,
+            "cache_widths": widths,
         }
     )
 
@@ -231,6 +235,10 @@ def verdicts(result: dict) -> dict:
         "divs": {f"d={c['d']}": min(c["diffs"], key=c["diffs"].get) for c in result["divs"]},
         "can_shift": {c["setting"]: (c["default"], c["--swa-full"]) for c in result["can_shift"]},
         "rollbacks": {c["setting"]: c["diff"] < 1e-4 for c in result["rollbacks"]},
+        "cache_widths": {
+            c["setting"]: (c["llama_cpp_bytes_per_token"], c["transformers_numbers_per_token"])
+            for c in result.get("cache_widths", [])
+        },
         "group_attention": {
             f"{c['n']} tokens": min(c["diffs"], key=c["diffs"].get)
             for c in result["group_attention"]

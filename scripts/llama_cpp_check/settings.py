@@ -72,6 +72,25 @@ def _rope(rope_type: str = "default", theta: float = 10_000.0, **extra) -> dict:
 _LLAMA_LAYOUT = "halves → pairs (NORM; the converter permutes q, k)"
 _YARN = {"factor": 4.0, "original_max_position_embeddings": ORIGINAL}
 
+#: DeepSeek-V2's positions: YaRN with its mscale pair, and MLA (a latent of 32 and a
+#: rotary key of 16 dims cached per token, shared by the heads).
+_DEEPSEEK = {
+    **_rope("yarn", **_YARN, mscale=0.707, mscale_all_dim=0.707),
+    # llama.cpp's deepseek2 loader requires q_lora_rank in the GGUF, which the
+    # converter writes only when the config has one
+    "q_lora_rank": 32,
+    "kv_lora_rank": 32,
+    "qk_rope_head_dim": 16,
+    "qk_nope_head_dim": 16,
+    "v_head_dim": 16,
+    "head_dim": 16,
+    "num_key_value_heads": 4,
+    "first_k_dense_replace": 2,  # every layer dense: no experts to route
+    "n_routed_experts": 4,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 64,
+}
+
 SETTINGS = (
     Setting("plain-1e4", "plain RoPE, base 10⁴", "llama", _rope(), layout=_LLAMA_LAYOUT),
     Setting("plain-5e5", "plain RoPE, base 5·10⁵", "llama", _rope(theta=5e5), layout=_LLAMA_LAYOUT),
@@ -116,22 +135,7 @@ SETTINGS = (
         "yarn-deepseek",
         "YaRN ×4, mscale = mscale_all_dim = 0.707, MLA (DeepSeek-V2)",
         "deepseek_v2",
-        {
-            **_rope("yarn", **_YARN, mscale=0.707, mscale_all_dim=0.707),
-            # llama.cpp's deepseek2 loader requires q_lora_rank in the GGUF, which the
-            # converter writes only when the config has one
-            "q_lora_rank": 32,
-            "kv_lora_rank": 32,
-            "qk_rope_head_dim": 16,
-            "qk_nope_head_dim": 16,
-            "v_head_dim": 16,
-            "head_dim": 16,
-            "num_key_value_heads": 4,
-            "first_k_dense_replace": 2,  # every layer dense: no experts to route
-            "n_routed_experts": 4,
-            "num_experts_per_tok": 2,
-            "moe_intermediate_size": 64,
-        },
+        _DEEPSEEK,
         arch="deepseek2",
     ),
     Setting(
@@ -227,6 +231,13 @@ CACHE_SETTINGS = (
         "qwen2",
         {**_rope("yarn", factor=8.0, original_max_position_embeddings=32), "num_hidden_layers": 1},
         arch="qwen2",
+    ),
+    Setting(
+        "cache-mla-yarn4",
+        "YaRN ×4, mscale = mscale_all_dim = 0.707, MLA (DeepSeek-V2), one layer",
+        "deepseek_v2",
+        {**_DEEPSEEK, "num_hidden_layers": 1, "first_k_dense_replace": 1},
+        arch="deepseek2",
     ),
 )
 

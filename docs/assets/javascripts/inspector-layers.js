@@ -10,9 +10,9 @@
   "use strict";
 
   const {
-    isReal, isMap, num, has, get, pop, truthy, range, set, typeName, repr, fail, checkInt,
-    checkFloat, checkBase, checkBool, checkMapping, key, ropeFrequencies, frequencies,
-    scalingDict, standardise, legacyKey,
+    isInt, isReal, isMap, num, has, get, pop, truthy, range, set, typeName, repr, fail, checkInt,
+    checkConfigInt, checkName, checkFloat, checkBase, checkBool, checkMapping, key,
+    ropeFrequencies, frequencies, scalingDict, standardise, legacyKey,
   } = window.peInspector;
 
   // --- hf_config.py: the RoPE of every layer type
@@ -25,7 +25,7 @@
     "mrope_interleaved", "mrope_section"];
   const INTERLEAVED = set("codegen cohere cohere2 cohere2_moe deepseek_v3 ernie4_5 " +
     "ernie4_5_moe glm glm4 gptj deepseek_v2 deepseek_v32 deepseek_v4 helium kimi_k2 llama4 " +
-    "llama4_text");
+    "llama4_text roformer");
   const HALVES = set("apertus exaone4 falcon falcon_h1 gemma gemma2 gemma3 gemma3_text gemma3n " +
     "gemma3n_text gemma4 gemma4_text glm4_moe gpt_neox gpt_oss granite granitemoe " +
     "granitemoehybrid hunyuan hunyuan_v1_dense hunyuan_v1_moe llama minimax_m2 ministral " +
@@ -37,8 +37,8 @@
   const LLAMA4 = set("llama4 llama4_text");
   const PATTERN_DEFAULT = { gemma3: 6, gemma3_text: 6, gemma3n: 5, gemma3n_text: 5,
     cohere2: 4, olmo3: 4, gpt_oss: 2 };
-  const optionalInt = (cfg, k, path) => (get(cfg, k) === null ? null
-    : checkInt(key(path, k), cfg[k], 1));
+  const optionalLength = (cfg, k, path) => (get(cfg, k) === null ? null
+    : checkConfigInt(key(path, k), cfg[k], "length"));
   const statesRope = (cfg) => ROPE_KEYS.some((k) => has(cfg, k));
 
   function headDimOf(cfg, path) {
@@ -46,17 +46,18 @@
     let name;
     const k = ["qk_rope_head_dim", "head_dim"].find((x) => get(cfg, x) !== null);
     if (k) {
-      value = checkInt(key(path, k), cfg[k], 1);
       name = key(path, k);
+      value = checkConfigInt(name, cfg[k], "head_dim");
     } else {
       if (get(cfg, "hidden_size") === null || get(cfg, "num_attention_heads") === null) {
         fail(`${path} must give 'head_dim', or 'hidden_size' and 'num_attention_heads' ` +
           "(head_dim = hidden_size // num_attention_heads)");
       }
-      const hidden = checkInt(key(path, "hidden_size"), cfg.hidden_size, 1);
-      const heads = checkInt(key(path, "num_attention_heads"), cfg.num_attention_heads, 1);
-      value = Math.floor(hidden / heads);
+      const hidden = checkConfigInt(key(path, "hidden_size"), cfg.hidden_size, "width");
+      const heads = checkConfigInt(key(path, "num_attention_heads"), cfg.num_attention_heads,
+        "heads");
       name = `${key(path, "hidden_size")} // ${key(path, "num_attention_heads")}`;
+      value = checkConfigInt(name, Math.floor(hidden / heads), "head_dim");
     }
     if (value % 2) fail(`${name} (head_dim) must be even for RoPE, got ${value}`);
     return value;
@@ -86,7 +87,8 @@
   function headDimOverrides(cfg, path, types) {
     const out = {};
     if (get(cfg, "global_head_dim") !== null) {
-      out.full_attention = checkInt(key(path, "global_head_dim"), cfg.global_head_dim, 2);
+      out.full_attention = checkConfigInt(key(path, "global_head_dim"), cfg.global_head_dim,
+        "head_dim", 2);
     }
     const perLayer = get(cfg, "per_layer_config");
     if (isMap(perLayer) && types) {
@@ -99,7 +101,7 @@
         const at = +index;
         if (at >= types.length) fail(`${name}: layer ${at} is beyond config['layer_types']`);
         const kind = types[at];
-        const value = checkInt(name, overrides.head_dim, 2);
+        const value = checkConfigInt(name, overrides.head_dim, "head_dim", 2);
         if (!has(out, kind)) out[kind] = value;
         if (out[kind] !== value) fail(`${name} = ${value} differs from other ${repr(kind)} layers'`);
       });
@@ -148,6 +150,23 @@
       { ...top, flat: true }]];
   }
 
+  // _check_extra: the model-specific keys of a RoPE dict that the report shows as given
+  function checkExtra(extra, where) {
+    Object.entries(extra).forEach(([k, value]) => {
+      const name = `${where}[${repr(k)}]`;
+      if (value === null) return;
+      if (k === "max_position_embeddings") checkConfigInt(name, value, "length");
+      else if (k === "llama_4_scaling_beta") checkFloat(name, value, { ge: 0 });
+      else if (k === "mrope_section") {
+        if (!Array.isArray(value)) fail(`${name} must be a list of pair counts, got ${repr(value)}`,
+          "TypeError");
+        value.forEach((n) => checkConfigInt(name, n, "head_dim", 0));
+      } else if (typeof value !== "boolean") {
+        fail(`${name} must be true or false, got ${repr(value)}`, "TypeError");
+      }
+    });
+  }
+
   function layout(cfg, path) {
     if (cfg.model_type === "deepseek_v32") return "interleaved";
     if (get(cfg, "rope_interleave") !== null) {
@@ -165,6 +184,7 @@
     const params = { ...entry };
     const extra = {};
     EXTRA_KEYS.forEach((k) => { if (has(params, k)) extra[k] = pop(params, k); });
+    checkExtra(extra, where);
     if (get(params, "rope_type", get(params, "type")) === "mrope") {
       delete params.type;
       params.rope_type = "default";
@@ -183,7 +203,7 @@
     }
     share = checkFloat(shareName, share, { gt: 0, le: 1 });
     const headDim = get(inherited, "head_dim") || headDimOf(cfg, path);
-    const maxPos = optionalInt(cfg, "max_position_embeddings", path);
+    const maxPos = optionalLength(cfg, "max_position_embeddings", path);
     let context = pop(params, "original_max_position_embeddings");
     if (type === "dynamic") {
       if (maxPos === null) fail(`${key(path, "max_position_embeddings")} is needed by rope_type 'dynamic'`);
@@ -197,7 +217,7 @@
         fail(`${where} for rope_type ${repr(type)} needs 'original_max_position_embeddings' ` +
           `(or ${key(path, "max_position_embeddings")})`);
       }
-      context = checkInt(`${where}['original_max_position_embeddings']`, context, 1);
+      context = checkConfigInt(`${where}['original_max_position_embeddings']`, context, "length");
     } else context = null;
     if (context !== null) params.original_max_position_embeddings = context;
     if ((type === "yarn" || type === "longrope") && get(params, "factor") === null) {
@@ -238,7 +258,7 @@
     if (get(cfg, "num_hidden_layers") === null) {
       fail(`${key(path, "num_hidden_layers")} is needed to lay out the layers`);
     }
-    return checkInt(key(path, "num_hidden_layers"), cfg.num_hidden_layers, 1);
+    return checkConfigInt(key(path, "num_hidden_layers"), cfg.num_hidden_layers, "layers");
   }
 
   function layerTypeList(cfg, path, count) {
@@ -246,7 +266,7 @@
     if (types === null) {
       let pattern = get(cfg, "sliding_window_pattern", get(PATTERN_DEFAULT, cfg.model_type));
       if (pattern === null) return null;
-      pattern = checkInt(key(path, "sliding_window_pattern"), pattern, 1);
+      pattern = checkConfigInt(key(path, "sliding_window_pattern"), pattern, "layers");
       return range(count).map((i) => ((i + 1) % pattern ? "sliding_attention" : "full_attention"));
     }
     if (types.length < count) {
@@ -259,8 +279,8 @@
   function rotatingLayers(cfg, path, count) {
     const flags = get(cfg, "no_rope_layers");
     if (!truthy(flags) && (NO_ROPE_LIST.has(cfg.model_type) || has(cfg, "no_rope_layer_interval"))) {
-      const interval = checkInt(key(path, "no_rope_layer_interval"),
-        get(cfg, "no_rope_layer_interval", 4), 1);
+      const interval = checkConfigInt(key(path, "no_rope_layer_interval"),
+        get(cfg, "no_rope_layer_interval", 4), "layers");
       return range(count).map((i) => (i + 1) % interval !== 0);
     }
     if (flags === null) return null;
@@ -303,8 +323,8 @@
     if (type === "kimi_linear" && given === null) return kimiTypes(cfg, path, count);
     if (type === "deepseek_v4" && given === null) return v4Types(cfg, path, count);
     if (given === null && INTERVAL_TYPES.has(type)) {
-      const interval = checkInt(key(path, "full_attention_interval"),
-        get(cfg, "full_attention_interval", 4), 1);
+      const interval = checkConfigInt(key(path, "full_attention_interval"),
+        get(cfg, "full_attention_interval", 4), "layers");
       return range(count).map((i) => ((i + 1) % interval ? "linear_attention" : "full_attention"));
     }
     if (given === null && type === "granitemoehybrid") return range(count).map(() => "linear_attention");
@@ -402,6 +422,7 @@
     const [cfg, path] = textPart(config);
     const early = statesRope(cfg) ? ropeSettings(config) : null;
     const count = layerCount(cfg, path);
+    const [window, chunk] = windowAndChunk(cfg, path);
     const kinds = layerTypeNames(cfg, path, count);
     const type = cfg.model_type;
     const flags = rotatingLayers(cfg, path, count);
@@ -409,8 +430,6 @@
       attentionRotates(cfg, kind) && (flags === null || flags[i]));
     const settings = rotates.some(Boolean) ? early || ropeSettings(config) : {};
     const mla = get(cfg, "qk_rope_head_dim") !== null && get(cfg, "kv_lora_rank") !== null;
-    const window = get(cfg, "use_sliding_window") === false ? null : get(cfg, "sliding_window");
-    const chunk = get(cfg, "attention_chunk_size", LLAMA4.has(type) ? 8192 : null);
     return kinds.map((kind, index) => {
       if (kind === "linear_attention") {
         return position(index, kind, "recurrence", null, get(MIXERS, type, "linear attention"));
@@ -427,6 +446,17 @@
     });
   }
 
+  // the sliding window and the attention chunk the config gives its layers
+  function windowAndChunk(cfg, path) {
+    const use = get(cfg, "use_sliding_window");
+    if (use !== null) checkBool(key(path, "use_sliding_window"), use);
+    let window = use === false ? null : get(cfg, "sliding_window");
+    if (window !== null) window = checkConfigInt(key(path, "sliding_window"), window, "length");
+    let chunk = get(cfg, "attention_chunk_size", LLAMA4.has(cfg.model_type) ? 8192 : null);
+    if (chunk !== null) chunk = checkConfigInt(key(path, "attention_chunk_size"), chunk, "length");
+    return [window, chunk];
+  }
+
   function temperature(config) {
     const [cfg, path] = textPart(config);
     if (LLAMA4.has(cfg.model_type)) {
@@ -435,11 +465,11 @@
       let tuning = values.attn_temperature_tuning;
       if (tuning === null) tuning = true;
       const name = key(path, "attn_temperature_tuning");
-      if (typeof tuning === "number" && Number.isInteger(tuning)) tuning = checkInt(name, tuning, 0) !== 0;
+      if (isInt(tuning)) tuning = num(checkInt(name, tuning, 0)) !== 0;
       if (!checkBool(name, tuning)) return null;
       return {
         beta: checkFloat(key(path, "attn_scale"), values.attn_scale, { ge: 0 }),
-        floor_scale: checkInt(key(path, "floor_scale"), values.floor_scale, 1),
+        floor_scale: checkConfigInt(key(path, "floor_scale"), values.floor_scale, "length"),
         offset: 1,
         layers: layerPositions(config).filter((p) => p.source === "nope").map((p) => p.index),
         read_from: `${path}['attn_temperature_tuning'], ['attn_scale'], ['floor_scale']`,
@@ -453,8 +483,8 @@
       }
       return {
         beta: checkFloat(`${where}['llama_4_scaling_beta']`, rope.llama_4_scaling_beta, { ge: 0 }),
-        floor_scale: checkInt(`${where}['original_max_position_embeddings']`,
-          rope.original_max_position_embeddings, 1),
+        floor_scale: checkConfigInt(`${where}['original_max_position_embeddings']`,
+          rope.original_max_position_embeddings, "length"),
         offset: 0,
         layers: range(layerCount(cfg, path)),
         read_from: `${where}['llama_4_scaling_beta'], ['original_max_position_embeddings']`,
@@ -478,29 +508,31 @@
     relative_attention_max_distance: 128 };
 
   function nonrotary(config) {
-    let type = get(config, "model_type");
+    let type = checkName("config['model_type']", get(config, "model_type"));
     const read = [];
-    const take = (k, minimum = 1) => {
+    const take = (k, kind = "length", minimum = 1) => {
       if (!has(config, k) && !has(DEFAULTS, k)) fail(`config[${repr(k)}] is needed to read this model's positions`);
       read.push(k);
-      return checkInt(`config[${repr(k)}]`, get(config, k, get(DEFAULTS, k)), minimum);
+      return checkConfigInt(`config[${repr(k)}]`, get(config, k, get(DEFAULTS, k)), kind, minimum);
     };
     const count = (standard) => {
       const k = legacyKey(type, standard);
-      return take(has(config, k) ? k : standard);
+      return take(has(config, k) ? k : standard, standard === "num_hidden_layers" ? "layers" : "heads");
     };
     if (type === null) {
       const classes = get(config, "architectures");
-      if (Array.isArray(classes) && classes.length && typeof classes[0] === "string") {
-        type = get(ARCHITECTURES, classes[0]);
+      const name = "config['architectures']";
+      if (classes !== null && !Array.isArray(classes)) {
+        fail(`${name} must be a list of class names, got ${repr(classes)}`, "TypeError");
       }
+      if (truthy(classes)) type = get(ARCHITECTURES, checkName(`${name}[0]`, classes[0]));
     }
     const base = { positions: null, offset: 0, slopes: null, num_buckets: null,
       max_distance: null, note: null, family: type };
     if (has(LEARNED, type)) {
       const [k, rows, within] = LEARNED[type];
       const size = take(k);
-      const offset = rows === "pad" ? take("pad_token_id", 0) + 1 : rows;
+      const offset = rows === "pad" ? take("pad_token_id", "length", 0) + 1 : rows;
       if (within && size <= offset) {
         fail(`config[${repr(k)}] = ${size} leaves no position after the ${offset} unused rows`);
       }
@@ -519,8 +551,8 @@
       if (type === "mpt") {
         const attn = truthy(get(config, "attn_config")) ? config.attn_config : {};
         if (!isMap(attn)) fail(`config['attn_config'] must be a mapping, got ${repr(attn)}`, "TypeError");
-        const most = checkInt("config['attn_config']['alibi_bias_max']",
-          get(attn, "alibi_bias_max", 8), 1);
+        const most = checkConfigInt("config['attn_config']['alibi_bias_max']",
+          get(attn, "alibi_bias_max", 8), "length");
         slopes = slopes.map((m) => Math.pow(m, most / 8));
         if (has(config, "max_seq_len")) length = take("max_seq_len");
       }
@@ -533,17 +565,18 @@
         num_heads: slopes.length, positions: length, slopes, read_from: read, note };
     }
     if (type === "t5" || type === "mt5") {
-      const encoder = take("num_layers");
-      const decoder = get(config, "num_decoder_layers") !== null ? take("num_decoder_layers") : encoder;
-      const heads = take("num_heads");
-      const buckets = take("relative_attention_num_buckets", 2);
+      const encoder = take("num_layers", "layers");
+      const decoder = get(config, "num_decoder_layers") !== null
+        ? take("num_decoder_layers", "layers") : encoder;
+      const heads = take("num_heads", "heads");
+      // the encoder splits its buckets between two directions, each with >= 2
+      const buckets = take("relative_attention_num_buckets", "heads", 4);
       const distance = take("relative_attention_max_distance");
-      // t5_relative_bucket's checks, for the encoder (both directions) and the decoder
-      [[Math.floor(buckets / 2), 4], [buckets, 2]].forEach(([perDirection, least]) => {
-        checkInt("num_buckets", buckets, least);
-        const exact = Math.floor(perDirection / 2);
-        if (distance <= exact) fail(`max_distance must be > ${exact} (the exact buckets), got ${distance}`);
-      });
+      const exact = Math.floor(buckets / 2); // the decoder's exact buckets
+      if (distance <= exact) {
+        fail(`config['relative_attention_max_distance'] must be > ${exact} (the decoder's exact ` +
+          `buckets, half of config['relative_attention_num_buckets'] = ${buckets}), got ${distance}`);
+      }
       return { ...base, kind: "t5_bias", where: "scores", num_layers: encoder + decoder,
         num_heads: heads, num_buckets: buckets, max_distance: distance, read_from: read };
     }

@@ -9,8 +9,8 @@
   "use strict";
 
   const {
-    isMap, num, has, get, truthy, range, typeName, repr, g, fail, checkInt, checkFloat,
-    checkBool, checkMapping,
+    isMap, isInt, num, has, get, truthy, range, typeName, repr, g, fail, checkInt, checkConfigInt,
+    checkFloat, checkBool, checkMapping,
     key, mscale, ropeFrequencies, frequencies, standardise, INTERLEAVED, HALVES, SOURCES,
     statesRope, textPart, ropeSettings, settingsFrequencies, layerPositions, temperature,
     nonrotary,
@@ -110,8 +110,24 @@
     return out;
   }
 
+  // block_keys: a layer's block, its RoPE key, split by window where one key has several
+  function blockKeys(positions) {
+    const windows = {}, byType = {};
+    const add = (table, key, p) => { (table[key] = table[key] || new Set()).add(String(p.window)); };
+    positions.filter((p) => p.rope !== null).forEach((p) => {
+      add(windows, p.rope, p);
+      add(byType, JSON.stringify([p.rope, p.layer_type]), p);
+    });
+    return positions.map((p) => {
+      if (p.rope === null || windows[p.rope].size === 1) return p.rope;
+      const typed = Object.entries(byType).filter(([k]) => JSON.parse(k)[0] === p.rope);
+      if (typed.every(([, w]) => w.size === 1)) return p.layer_type;
+      return p.window ? `${p.rope}, window ${p.window}` : `${p.rope}, no window`;
+    });
+  }
+
   function stripLetters(positions) {
-    const keys = [...new Set(positions.filter((p) => p.rope !== null).map((p) => p.rope))];
+    const keys = [...new Set(blockKeys(positions).filter((k) => k !== null))];
     if (keys.length <= 1) return Object.fromEntries(keys.map((k) => [k, "R"]));
     let letters = Object.fromEntries(keys.map((k) => [k, k[0].toUpperCase()]));
     if (new Set(Object.values(letters)).size < keys.length) {
@@ -122,7 +138,8 @@
 
   function layerStrip(positions, kind = null) {
     const letters = stripLetters(positions);
-    const strip = positions.map((p) => (p.rope ? letters[p.rope] : STRIP[p.source])).join("");
+    const blocks = blockKeys(positions);
+    const strip = positions.map((p, i) => (blocks[i] ? letters[blocks[i]] : STRIP[p.source])).join("");
     const legend = {};
     Object.entries(letters).forEach(([k, letter]) => { legend[letter] = `rotary (${k})`; });
     const mixers = [...new Set(positions.filter((p) => p.source === "recurrence")
@@ -142,7 +159,7 @@
   // what the config sets that changes positions and is not in the numbers
   const notModelled = (cfg, path) => Object.entries(NOT_MODELLED)
     .filter(([k]) => truthy(get(cfg, k)))
-    .map(([k, what]) => `${key(path, k)}: ${what}${k === DCA ? dualChunkDetail(cfg) : ""}`);
+    .map(([k, what]) => `${key(path, k)}: ${what}${k === DCA ? dualChunkDetail(cfg, path) : ""}`);
 
   // dual_chunk_config's checks and defaults, then dual_chunk_largest_distance over the
   // context with the code's query positions (pe_explained/dual_chunk.py)
@@ -150,7 +167,7 @@
   const DCA_DEFAULTS = { chunk_size: 8192, local_size: 1024, original_max_position_embeddings: 0,
     sparse_attention_config: null, sparse_attention_enabled: null,
     sparse_attention_threshold: 32768, sparse_attention_last_q: 64 };
-  function dualChunkDetail(cfg) {
+  function dualChunkDetail(cfg, path) {
     if (get(cfg, "max_position_embeddings") === null) return "";
     const dca = cfg[DCA];
     if (!isMap(dca)) {
@@ -163,7 +180,7 @@
         repr(Object.keys(DCA_DEFAULTS).sort()));
     }
     const v = { ...DCA_DEFAULTS, ...dca };
-    const int = (k, least) => checkInt(`config['${k}']`, v[k], least);
+    const int = (k, least) => checkConfigInt(`config['${k}']`, v[k], "length", least);
     const chunk = int("chunk_size", 1), local = int("local_size", 0);
     if (local >= chunk) {
       fail(`config['local_size'] must be < config['chunk_size'] (${chunk}), got ${local}`);
@@ -178,7 +195,8 @@
     checkBool("config['sparse_attention_enabled']", enabled === null ? sparse !== null : enabled);
     int("sparse_attention_threshold", 0);
     int("sparse_attention_last_q", 1);
-    const context = checkInt("max_position_embeddings", cfg.max_position_embeddings, 1);
+    const context = checkConfigInt(key(path, "max_position_embeddings"),
+      cfg.max_position_embeddings, "length");
     const len = chunk - local;
     let largest = Math.min(context, len) - 1; // within the first chunk
     if (context > len) { // the second chunk's last query to key 0, then any later chunk's
@@ -235,13 +253,16 @@
       out.push("MLA rotates the last qk_rope_head_dim dims of each query head and one key " +
         "shared by all heads; the other dims carry no position");
     }
+    if (get(cfg, "num_kv_shared_layers") !== null) {
+      checkConfigInt(key(path, "num_kv_shared_layers"), cfg.num_kv_shared_layers, "layers", 0);
+    }
     if (truthy(get(cfg, "num_kv_shared_layers"))) {
-      out.push(`the last ${Math.trunc(num(cfg.num_kv_shared_layers))} layers rotate their ` +
+      out.push(`the last ${cfg.num_kv_shared_layers} layers rotate their ` +
         "queries only and reuse keys (already rotated) from an earlier layer of their type " +
         "(num_kv_shared_layers)");
     }
     const tuning = get(cfg, "attn_temperature_tuning");
-    if (typeof tuning === "number" && Number.isInteger(tuning)) {
+    if (isInt(tuning)) {
       out.push(`${key(path, "attn_temperature_tuning")} = ${tuning}: the modeling code tests ` +
         "only its truth; transformers 5.23's config class accepts only true or false");
     }
@@ -258,6 +279,29 @@
   function shape(config, path) {
     const raw = path.endsWith("['text_config']") ? config.text_config : config;
     return has(raw, "rope_parameters") && !truthy(get(raw, "rope_scaling")) ? "v5" : "v4";
+  }
+
+  // _mla: MLA's head split and softmax scale, every value checked under its config name
+  function mla(cfg, path) {
+    const nope = checkConfigInt(key(path, "qk_nope_head_dim"), cfg.qk_nope_head_dim, "head_dim", 0);
+    const rope = checkConfigInt(key(path, "qk_rope_head_dim"), cfg.qk_rope_head_dim, "head_dim", 2);
+    const k = truthy(get(cfg, "rope_scaling")) ? "rope_scaling" : "rope_parameters";
+    const where = key(path, k);
+    const scaling = isMap(get(cfg, k)) ? cfg[k] : null;
+    const kind = scaling === null ? null : get(scaling, "rope_type", get(scaling, "type", "default"));
+    if (kind !== "default" && scaling !== null && truthy(get(scaling, "mscale_all_dim"))) {
+      if (get(scaling, "factor") === null) {
+        fail(`${where}['factor'] is needed with ${where}['mscale_all_dim'] (MLA)`);
+      }
+      const factor = checkFloat(`${where}['factor']`, scaling.factor, { gt: 0 });
+      const all = checkFloat(`${where}['mscale_all_dim']`, scaling.mscale_all_dim);
+      if (factor > 1 && Math.abs(0.1 * all * Math.log(factor) + 1) >= 1e150) {
+        fail(`${where}['mscale_all_dim'] = ${g(all)} with factor ${g(factor)} puts MLA's ` +
+          "softmax scale beyond float64");
+      }
+    }
+    return { qk_nope_head_dim: nope, qk_rope_head_dim: rope,
+      softmax_scale: mlaScale(nope, rope, scaling), plain_softmax_scale: 1 / Math.sqrt(nope + rope) };
   }
 
   function mlaScale(nope, rope, scaling) {
@@ -301,7 +345,7 @@
 
   // inspect_config(config, seq_len=): the report, a plain object
   function inspect(config, seqLen = null) {
-    if (seqLen !== null) checkInt("seq_len", seqLen, 1);
+    if (seqLen !== null) checkConfigInt("seq_len", seqLen, "length");
     checkMapping(config);
     const scheme = statesRope(config) ? null : nonrotary(config);
     if (scheme) return nonrotaryReport(config, scheme);
@@ -321,25 +365,28 @@
       notes: notes(config, cfg, path, positions), not_modelled: notModelled(cfg, path),
       warnings: [], positions: null,
     };
+    const blocks = positions ? blockKeys(positions) : [];
     Object.entries(settings).forEach(([type, entry]) => {
       if (entry === null) return;
-      const layers = plan && range(plan.length).filter((i) => plan[i] === type);
-      if (layers && !layers.length) return;
-      const windows = new Set((positions || []).filter((p) => p.rope === type).map((p) => num(p.window)));
-      const window = windows.size === 1 ? [...windows][0] : null;
-      report.layer_types[type] = layerReport(entry, layers, seqLen, window);
-      report.warnings.push(...warnings(entry, seqLen).map((w) => `${type}: ${w}`));
+      if (!plan) report.layer_types[type] = { ...layerReport(entry, null, seqLen, null), rope: type };
+      // one block per window of the type's layers (gpt-oss: one RoPE, two windows)
+      const groups = new Map();
+      (positions || []).forEach((p, i) => {
+        if (p.rope !== type) return;
+        if (!groups.has(blocks[i])) groups.set(blocks[i], []);
+        groups.get(blocks[i]).push(p);
+      });
+      groups.forEach((members, key) => {
+        const window = members[0].window === null ? null : num(members[0].window);
+        report.layer_types[key] = {
+          ...layerReport(entry, members.map((p) => p.index), seqLen, window), rope: type };
+      });
+      if (!plan || groups.size) report.warnings.push(...warnings(entry, seqLen).map((w) => `${type}: ${w}`));
     });
     report.temperature = plan ? temperature(config) : null;
     report.mla = null;
     if (get(cfg, "qk_rope_head_dim") !== null && get(cfg, "qk_nope_head_dim") !== null) {
-      const scaling = [get(cfg, "rope_scaling"), get(cfg, "rope_parameters")].find(truthy) || null;
-      report.mla = {
-        qk_nope_head_dim: cfg.qk_nope_head_dim, qk_rope_head_dim: cfg.qk_rope_head_dim,
-        softmax_scale: mlaScale(cfg.qk_nope_head_dim, cfg.qk_rope_head_dim,
-          isMap(scaling) ? scaling : null),
-        plain_softmax_scale: 1 / Math.sqrt(num(cfg.qk_nope_head_dim) + num(cfg.qk_rope_head_dim)),
-      };
+      report.mla = mla(cfg, path);
     }
     // plain numbers from here on (the Floats of the file become JSON numbers)
     return JSON.parse(JSON.stringify(report));

@@ -17,22 +17,41 @@
   function Float(v) { this.v = v; }
   Float.prototype.valueOf = function () { return this.v; };
   Float.prototype.toJSON = function () { return this.v; };
+  // an integer beyond 2**53, where a double no longer holds every integer: kept as written
+  // (Python reads it exactly), refused by every bound on a size
+  function Big(text) { this.text = text; this.v = Number(text); }
+  Big.prototype.valueOf = function () { return this.v; };
+  Big.prototype.toString = function () { return this.text; };
+  Big.prototype.toJSON = function () { return this.v; };
+  // Python's json reads NaN, Infinity and -Infinity as floats: marked outside strings first
+  const WORDS = /"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)/g;
+  const MARK = "\ue000";
   // JSON text to values, floats marked (Chromium gives the reviver the number's text)
   function parse(text) {
-    return JSON.parse(text, (key, value, context) => (typeof value === "number" &&
-      Number.isInteger(value) && context && /[.eE]/.test(context.source) ? new Float(value) : value));
+    const marked = text.replace(WORDS, (all, word) => (word ? `"${MARK}${word}"` : all));
+    return JSON.parse(marked, (key, value, context) => {
+      if (typeof value === "string" && value[0] === MARK && /^.(-?Infinity|NaN)$/.test(value)) {
+        return new Float(Number(value.slice(1)));
+      }
+      if (typeof value !== "number" || !Number.isInteger(value) || !context) return value;
+      if (/[.eE]/.test(context.source)) return new Float(value);
+      return Number.isSafeInteger(value) ? value : new Big(context.source);
+    });
   }
   const isFloat = (v) => v instanceof Float;
-  const isReal = (v) => typeof v === "number" || isFloat(v);
-  const isMap = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && !isFloat(v);
-  const num = (v) => (isFloat(v) ? v.v : v);
+  const isBig = (v) => v instanceof Big;
+  const isInt = (v) => (typeof v === "number" && Number.isInteger(v)) || isBig(v);
+  const isReal = (v) => typeof v === "number" || isFloat(v) || isBig(v);
+  const isMap = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && !isFloat(v) &&
+    !isBig(v);
+  const num = (v) => (isFloat(v) || isBig(v) ? v.v : v);
   const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
   // dict.get(key, default): a key present with null gives null
   const get = (o, k, d = null) => (has(o, k) ? o[k] : d);
   const pop = (o, k, d = null) => { const v = get(o, k, d); delete o[k]; return v; };
   // Python's truth of a value: 0, "", [], {} and None are false
   const truthy = (v) => (isMap(v) ? Object.keys(v).length > 0 : Array.isArray(v)
-    ? v.length > 0 : !!num(v));
+    ? v.length > 0 : isReal(v) ? num(v) !== 0 : !!v);
   const range = (n) => Array.from({ length: n }, (_, i) => i);
   const set = (text) => new Set(text.split(" "));
 
@@ -40,16 +59,34 @@
     if (v === null) return "NoneType";
     if (typeof v === "boolean") return "bool";
     if (typeof v === "string") return "str";
-    if (isReal(v)) return isFloat(v) || !Number.isInteger(v) ? "float" : "int";
+    if (isReal(v)) return isInt(v) ? "int" : "float";
     return Array.isArray(v) ? "list" : "dict";
+  }
+  // repr() of a float: the shortest digits that read back, in Python's layout (1e+16, 0.0001)
+  function floatRepr(v) {
+    if (isNaN(v)) return "nan";
+    if (!isFinite(v)) return v > 0 ? "inf" : "-inf";
+    if (v === 0) return Object.is(v, -0) ? "-0.0" : "0.0";
+    const [mantissa, e] = Math.abs(v).toExponential().split("e");
+    const exp = +e;
+    const digits = mantissa.replace(".", "");
+    const sign = v < 0 ? "-" : "";
+    if (exp < -4 || exp >= 16) {
+      const lead = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+      return `${sign}${lead}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+    }
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const whole = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    return `${sign}${whole}.${digits.slice(exp + 1) || "0"}`;
   }
   // repr(): 'text', None, True, 4096.0 for a float
   function repr(v) {
     if (v === null || v === undefined) return "None";
     if (typeof v === "boolean") return v ? "True" : "False";
     if (typeof v === "string") return v.includes("'") && !v.includes('"') ? `"${v}"` : `'${v}'`;
-    if (isFloat(v)) return `${v.v}.0`;
-    if (typeof v === "number") return String(v);
+    if (isFloat(v)) return floatRepr(v.v);
+    if (isBig(v)) return v.text;
+    if (typeof v === "number") return Number.isInteger(v) ? String(v) : floatRepr(v);
     if (Array.isArray(v)) return `[${v.map(repr).join(", ")}]`;
     return `{${Object.entries(v).map(([k, x]) => `${repr(k)}: ${repr(x)}`).join(", ")}}`;
   }
@@ -74,10 +111,30 @@
   // --- _checks.py
 
   function checkInt(name, v, minimum = null) {
-    if (typeof v !== "number" || !Number.isInteger(v)) {
-      fail(`${name} must be an integer, got ${typeName(v)} ${repr(v)}`, "TypeError");
+    if (!isInt(v)) fail(`${name} must be an integer, got ${typeName(v)} ${repr(v)}`, "TypeError");
+    if (minimum !== null && num(v) < minimum) fail(`${name} must be >= ${minimum}, got ${v}`);
+    return v;
+  }
+  // CONFIG_LIMITS and check_config_int: every size a config gives, bounded (each bound is
+  // below 2**53, so a Big never passes)
+  const LIMITS = {
+    layers: [10000, "a count of layers; released models have at most a few hundred"],
+    heads: [65536, "a count of heads or buckets; released models have at most a few hundred"],
+    head_dim: [65536, "a width of a head in dims; released models use a few hundred at most"],
+    width: [2 ** 24, "a model width, 2**24; released models are at most about 30,000 wide"],
+    length: [2 ** 50, "a length or other size in tokens, 2**50, below 2**53 where float64 " +
+      "holds every position"],
+  };
+  function checkConfigInt(name, v, kind, minimum = 1) {
+    checkInt(name, v, minimum);
+    const [limit, why] = LIMITS[kind];
+    if (num(v) > limit) fail(`${name} must be <= ${limit} (${why}), got ${v}`);
+    return v;
+  }
+  function checkName(name, v) {
+    if (v !== null && typeof v !== "string") {
+      fail(`${name} must be a string, got ${typeName(v)} ${repr(v)}`, "TypeError");
     }
-    if (minimum !== null && v < minimum) fail(`${name} must be >= ${minimum}, got ${v}`);
     return v;
   }
   function checkFloat(name, v, o = {}) {
@@ -99,8 +156,17 @@
     }
     return v;
   }
-  const checkMapping = (config) => isMap(config) || fail("config must be a dict (a model's " +
-    `config.json, loaded), got ${typeName(config)}`, "TypeError");
+  function checkMapping(config) {
+    if (!isMap(config)) {
+      fail(`config must be a dict (a model's config.json, loaded), got ${typeName(config)}`,
+        "TypeError");
+    }
+    checkName("config['model_type']", get(config, "model_type"));
+    const text = get(config, "text_config");
+    if (text !== null && !isMap(text)) {
+      fail(`config['text_config'] must be a dict, got ${typeName(text)}`, "TypeError");
+    }
+  }
 
   // --- rope.py: the frequencies of every rope_type
 
@@ -220,12 +286,15 @@
       if (!Array.isArray(values)) {
         fail(`${name} must be a list of numbers, got ${typeName(values)}`, "TypeError");
       }
-      if (!values.every(isReal)) fail(`${name} must hold real numbers`, "TypeError");
+      const wrong = values.find((v) => !isReal(v));
+      if (wrong !== undefined) {
+        fail(`${name} must hold real numbers, got ${typeName(wrong)} ${repr(wrong)}`, "TypeError");
+      }
+      if (!values.every((v) => isFinite(num(v)))) fail(`${name} must be finite (no NaN or inf)`);
       if (values.length !== half) {
         fail(`${name} must have ${half} entries (one per rotated pair), got shape ` +
           `(${values.length},)`);
       }
-      if (!values.every((v) => isFinite(num(v)))) fail(`${name} must be finite (no NaN or inf)`);
       if (values.some((v) => num(v) <= 0)) fail(`${name} must hold finite numbers > 0`);
       factors[key] = values.map(num);
     });
@@ -298,10 +367,25 @@
 
   // --- hf_families.py: what a family's configuration class does to the file first
 
-  const DEFAULT_THETAS = {
-    apertus: 12e6, ernie4_5: 5e5, ernie4_5_moe: 5e5, gpt_oss: 15e4, llama4: 5e5,
-    llama4_text: 5e5, minimax_m2: 5e6, olmo3: 5e5, smollm3: 2e6,
+  // CLASS_DEFAULTS: [rope_theta, max_position_embeddings] a class fills in (null: per type)
+  const CLASS_DEFAULTS = {
+    apertus: [12e6, 65536], cohere: [5e5, 8192], cohere2: [1e4, 8192],
+    deepseek_v2: [1e4, 2048], deepseek_v3: [1e4, 4096], ernie4_5: [5e5, 131072],
+    ernie4_5_moe: [5e5, 131072], exaone4: [1e4, 2048], falcon: [1e4, 2048],
+    gemma: [1e4, 8192], gemma2: [1e4, 8192], gemma3: [null, 131072],
+    gemma3_text: [null, 131072], gemma3n: [null, 32768], gemma3n_text: [null, 32768],
+    glm: [1e4, 131072], glm4: [1e4, 131072], gpt_neox: [1e4, 2048], gpt_oss: [15e4, 131072],
+    granite: [1e4, 2048], helium: [1e5, 4096], hunyuan_v1_dense: [1e4, 2048],
+    llama: [1e4, 2048], llama4: [5e5, 131072], llama4_text: [5e5, 131072],
+    minimax_m2: [5e6, 196608], ministral: [1e4, 131072], mistral: [1e4, 131072],
+    mixtral: [1e6, 131072], nemotron: [1e4, 4096], olmo: [1e4, 2048], olmo2: [1e4, 2048],
+    olmo3: [5e5, 2048], persimmon: [1e4, 16384], phi: [1e4, 2048], phi3: [1e4, 4096],
+    qwen2: [1e4, 32768], qwen2_moe: [1e4, 32768], qwen3: [1e4, 32768],
+    qwen3_moe: [1e4, 32768], qwen3_next: [1e4, 32768], smollm3: [2e6, 32768],
+    stablelm: [1e4, 4096], starcoder2: [1e4, 4096],
   };
+  const DEFAULT_THETAS = Object.fromEntries(Object.entries(CLASS_DEFAULTS)
+    .filter(([, [theta]]) => theta !== null && theta !== 1e4).map(([t, [theta]]) => [t, theta]));
   const PARTIAL_DEFAULTS = {
     qwen3_next: 0.25, qwen3_5: 0.25, qwen3_5_text: 0.25, qwen3_5_moe: 0.25,
     qwen3_5_moe_text: 0.25, glm4_moe: 0.5,
@@ -363,8 +447,8 @@
     const head = get(cfg, "head_dim");
     let share = get(cfg, "partial_rotary_factor");
     if (share === null && get(cfg, "qk_rope_head_dim") !== null && truthy(head)) {
-      share = checkInt(key(path, "qk_rope_head_dim"), cfg.qk_rope_head_dim, 1) /
-        checkInt(key(path, "head_dim"), head, 1);
+      share = checkConfigInt(key(path, "qk_rope_head_dim"), cfg.qk_rope_head_dim, "head_dim") /
+        checkConfigInt(key(path, "head_dim"), head, "head_dim");
     }
     if (share === null) share = 64 / 512;
     delete cfg.qk_rope_head_dim;
@@ -398,7 +482,7 @@
     let d = null;
     for (const width of ["head_dim", "attention_head_dim"]) {
       if (get(cfg, width) !== null) {
-        d = checkInt(key(path, width), cfg[width], 4);
+        d = checkConfigInt(key(path, width), cfg[width], "head_dim", 4);
         break;
       }
     }
@@ -406,11 +490,15 @@
       if (get(cfg, "hidden_size") === null || get(cfg, "num_attention_heads") === null) {
         fail(`${path}['head_dim'] is needed: NTK-alpha (${where}) reads it`);
       }
-      const hidden = checkInt(key(path, "hidden_size"), cfg.hidden_size, 4);
-      const heads = checkInt(key(path, "num_attention_heads"), cfg.num_attention_heads, 1);
-      d = checkInt(key(path, "head_dim"), Math.floor(hidden / heads), 4);
+      const hidden = checkConfigInt(key(path, "hidden_size"), cfg.hidden_size, "width", 4);
+      const heads = checkConfigInt(key(path, "num_attention_heads"), cfg.num_attention_heads,
+        "heads");
+      d = checkConfigInt(key(path, "head_dim"), Math.floor(hidden / heads), "head_dim", 4);
     }
     const theta = checkFloat(key(path, "rope_theta"), get(cfg, "rope_theta", 1e4), { gt: 1 });
+    if (Math.log(theta) + (d / (d - 2)) * Math.log(alpha) >= LOG_MAX) {
+      fail(`${where} = ${g(alpha)} puts the base theta · alpha^(d/(d-2)) beyond float64`);
+    }
     const base = theta * Math.pow(alpha, d / (d - 2));
     cfg[k] = { rope_type: "default", rope_theta: base };
     delete cfg.rope_theta;
@@ -424,12 +512,12 @@
     let head = get(cfg, "head_dim");
     if (head === null && truthy(get(cfg, "hidden_size")) &&
       truthy(get(cfg, "num_attention_heads"))) {
-      head = Math.floor(checkInt(key(path, "hidden_size"), cfg.hidden_size, 1) /
-        checkInt(key(path, "num_attention_heads"), cfg.num_attention_heads, 1));
+      head = Math.floor(checkConfigInt(key(path, "hidden_size"), cfg.hidden_size, "width") /
+        checkConfigInt(key(path, "num_attention_heads"), cfg.num_attention_heads, "heads"));
     }
     if (get(cfg, "partial_rotary_factor") !== null || head === null) return;
-    const rotary = checkInt(key(path, "rotary_dim"), cfg.rotary_dim, 2);
-    head = checkInt(key(path, "head_dim"), head, 2);
+    const rotary = checkConfigInt(key(path, "rotary_dim"), cfg.rotary_dim, "head_dim", 2);
+    head = checkConfigInt(key(path, "head_dim"), head, "head_dim", 2);
     if (rotary > head) fail(`${key(path, "rotary_dim")} = ${rotary} is larger than the head (${head})`);
     cfg.partial_rotary_factor = rotary / head;
     notes.push(`${key(path, "rotary_dim")} = ${rotary} read as partial_rotary_factor ` +
@@ -440,6 +528,7 @@
   function standardise(cfg, path) {
     const out = { ...cfg };
     const notes = [];
+    checkName(`${path}['model_type']`, get(out, "model_type"));
     if (typeof out.model_type === "string" && has(RENAMED_TYPES, out.model_type)) {
       out.model_type = RENAMED_TYPES[out.model_type];
       notes.push(`${path}['model_type'] = ${repr(cfg.model_type)} is read as ` +
@@ -450,9 +539,19 @@
     Object.entries(get(LEGACY, type, {})).forEach(([legacy, standard]) => {
       if (has(out, legacy) && !has(out, standard)) out[standard] = out[legacy];
     });
-    if (IMPLICIT_ROPE.has(type) && !["rope_theta", "rope_scaling", "rope_parameters"]
-      .some((k) => has(out, k)) && !(type === "falcon" && truthy(get(out, "alibi")))) {
-      out.rope_theta = 1e4;
+    const statesRope = ["rope_theta", "rope_scaling", "rope_parameters"].some((k) => has(out, k));
+    const alibiFalcon = type === "falcon" && truthy(get(out, "alibi"));
+    if (IMPLICIT_ROPE.has(type) && !statesRope) {
+      if (!alibiFalcon) out.rope_theta = 1e4;
+    } else if (has(CLASS_DEFAULTS, type) && !statesRope && CLASS_DEFAULTS[type][0] !== null) {
+      out.rope_theta = CLASS_DEFAULTS[type][0];
+      notes.push(`${path} states no base: rope_theta ${g(out.rope_theta)} (class default of ` +
+        `${repr(type)} in transformers)`);
+    }
+    if (has(CLASS_DEFAULTS, type) && !has(out, "max_position_embeddings") && !alibiFalcon) {
+      out.max_position_embeddings = CLASS_DEFAULTS[type][1];
+      notes.push(`${path} states no max_position_embeddings: ${CLASS_DEFAULTS[type][1]} ` +
+        `(class default of ${repr(type)} in transformers)`);
     }
     if (has(ROTARY_DIM_TYPES, type) && get(out, "rotary_dim") !== null) rotaryDim(out, path, notes);
     if (has(PARTIAL_DEFAULTS, type) && get(out, "partial_rotary_factor") === null) {
@@ -477,8 +576,9 @@
   }
 
   Object.assign(window.peInspector, {
-    parse, isFloat, isReal, isMap, num, has, get, pop, truthy, range, set, typeName, repr, g,
-    fail, checkInt, checkFloat, checkBase, checkBool, checkMapping, key, mscale,
+    parse, isFloat, isInt, isReal, isMap, num, has, get, pop, truthy, range, set, typeName, repr,
+    g, fail, checkInt, checkConfigInt, checkName, checkFloat, checkBase, checkBool, checkMapping,
+    key, mscale, LOG_MAX,
     ropeFrequencies, frequencies, scalingDict, standardise, legacyKey,
   });
 })();

@@ -4,13 +4,14 @@
 * :mod:`.moves`: a cache of rotated keys moved once, and again and again, in each format;
 * :mod:`.cases`: what a shift gets wrong (the attention factor, partial rotation,
   M-RoPE's ids, frequencies that follow the length);
+* :mod:`.quantised`: an FP8 cache with the scales engines offer;
 * :mod:`.measured`: llama.cpp's context shift, measured on llama.cpp itself;
 * :mod:`.streaming`: StreamingLLM's sinks and window.
 """
 
 from __future__ import annotations
 
-from . import cases, common, measured, moves, streaming
+from . import cases, common, measured, moves, quantised, streaming
 from .common import (
     BACK,
     BASE,
@@ -61,5 +62,6 @@ __all__ = [
     "common",
     "measured",
     "moves",
+    "quantised",
     "streaming",
 ]

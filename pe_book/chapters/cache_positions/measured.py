@@ -123,3 +123,57 @@ def _():
 @value("rollback_yarn")
 def _():
     return _e(_rollback("cache-yarn4")["diff"])
+
+
+#: The DeepSeek-V2 (MLA) one-layer model and the GQA model it is set beside.
+MLA, GQA = "cache-mla-yarn4", "cache-yarn4"
+
+
+def _width(setting: str) -> dict:
+    (run,) = [c for c in runtime_results()["cache_widths"] if c["setting"] == setting]
+    return run
+
+
+@value("mla_latent")
+def _():
+    return f"{_width(MLA)['latent']}"
+
+
+@value("mla_rotary")
+def _():
+    return f"{_width(MLA)['rotary']}"
+
+
+@value("mla_bytes")
+def _():
+    return f"{_width(MLA)['llama_cpp_bytes_per_token']:.0f}"
+
+
+@value("gqa_bytes")
+def _():
+    return f"{_width(GQA)['llama_cpp_bytes_per_token']:.0f}"
+
+
+@value("gqa_numbers")
+def _():
+    return f"{_width(GQA)['transformers_numbers_per_token']}"
+
+
+@value("mla_full")
+def _():
+    return f"{_width(MLA)['full_numbers_per_token']}"
+
+
+@value("mla_shift_scale")
+def _():
+    return f"{_shift(MLA, 1)['key_scale']:.4f}"
+
+
+@value("mla_shift_diff")
+def _():
+    return _e(max(_shift(MLA, k)["diffs"]["no factor"] for k in (1, 3)))
+
+
+@value("mla_shift_factored")
+def _():
+    return f"{_shift(MLA, 1)['diffs'][EVERY_KEY]:.2f}"

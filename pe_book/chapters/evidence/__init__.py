@@ -11,13 +11,14 @@ the seeds. The chapter is one package, its registrations named ``evidence.<name>
 * :mod:`.figures`, :mod:`.tables`, :mod:`.values`: what the page shows;
   :mod:`.designs`: the designs of 2025–26 and the remapping methods;
   :mod:`.claims`: the values behind its comparisons (absolute levels, convergence,
-  where RoPE degrades, the fine-tune and retrieval, what the ranges cover).
+  where RoPE degrades, the fine-tune and retrieval, what the ranges cover);
+  :mod:`.paired`: paired per-seed differences and standard errors over the seeds.
 """
 
 from __future__ import annotations
 
 from ...experiments import depth_grid, results
-from . import claims, designs, figures, tables, values
+from . import claims, designs, figures, paired, tables, values
 from .claims import (
     answer_loss,
     documents_changed,
@@ -68,6 +69,7 @@ __all__ = [
     "fine_tune_angle_ratios",
     "loss",
     "loss_range",
+    "paired",
     "pairs_as_in_training",
     "passkey",
     "passkey_best",

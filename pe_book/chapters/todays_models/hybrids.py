@@ -11,7 +11,6 @@ from pe_explained import (
     config_rope_frequencies,
     inspect_config,
     layer_positions,
-    model_report,
     rope_frequencies,
     rope_settings,
 )
@@ -19,10 +18,6 @@ from pe_explained import (
 from ... import Table, table, value
 from ...models import load_models
 from ...text import format_bound, format_cell
-
-#: The characters of a layer strip: inspect's (model_report.STRIP), with every rotary
-#: layer an R whatever its RoPE.
-STRIP = {"rotary": "R", **model_report.STRIP}
 
 
 def pattern(strip: str) -> str:
@@ -43,10 +38,6 @@ def pattern(strip: str) -> str:
 def _sources():
     """(entry, positions) for every gallery model."""
     return [(entry, layer_positions(entry.config)) for entry in load_models()]
-
-
-def _strip(positions) -> str:
-    return "".join(STRIP[p.source] for p in positions)
 
 
 def _entry(stem: str):
@@ -104,8 +95,8 @@ def position_summary(report: dict) -> str:
 @table(
     "layer_sources",
     caption="Where the gallery’s models get their positions from "
-    "(<code>pe_explained.inspect_config</code>); pattern: R rotary, n NoPE, ~ no attention, "
-    "a learned input table, b bias.",
+    "(<code>inspect_config</code>); pattern: R rotary (S, F: sliding and full layers "
+    "that differ), n NoPE, ~ no attention, a learned table, b bias.",
 )
 def _():
     rows = []
@@ -114,13 +105,12 @@ def _():
         rows.append(
             [
                 entry.model,  # the gallery's table links each model to its file
-                entry.released or "—",
                 len(positions),
                 position_summary(report),
-                f"`{pattern(_strip(positions))}`",
+                f"`{pattern(report['layer_strip']['strip'])}`",
             ]
         )
-    return Table(["model", "released", "layers", "where positions come from", "pattern"], rows)
+    return Table(["model", "layers", "where positions come from", "pattern"], rows)
 
 
 def _count(stem: str, source: str) -> int:

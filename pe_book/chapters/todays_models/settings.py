@@ -31,7 +31,18 @@ MINISTRAL_AT = (8_191, 16_383, 16_384, 32_767, 32_768, 262_143)
 #: DeepSeek-V3's attention dimensions and YaRN settings (its config.json).
 DSV3_NOPE, DSV3_ROPE = 128, 64
 DSV3_YARN = {"rope_type": "yarn", "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0}
-QUOTED = ("LLAMA4_ATTN_SCALE", "LLAMA4_FLOOR_SCALE", "DSV3_NOPE", "DSV3_ROPE", "MERGE")
+#: The context Llama 4 Scout's Instruct model states (``max_position_embeddings`` in
+#: meta-llama/Llama-4-Scout-17B-16E-Instruct's config.json, ``text_config``); the gallery
+#: holds the base model's file.
+LLAMA4_INSTRUCT_CONTEXT = 10_485_760
+QUOTED = (
+    "LLAMA4_ATTN_SCALE",
+    "LLAMA4_FLOOR_SCALE",
+    "LLAMA4_INSTRUCT_CONTEXT",
+    "DSV3_NOPE",
+    "DSV3_ROPE",
+    "MERGE",
+)
 
 
 @cache
@@ -59,7 +70,28 @@ def _notes(report: dict, block: dict) -> str:
         notes.append(f"MLA, softmax scale ×{mla['softmax_scale'] / mla['plain_softmax_scale']:.3f}")
     if block.get("mrope_section"):
         notes.append(f"M-RoPE {block['mrope_section']}")
+    if inert_window(block):
+        notes.append(f"window {block['sliding_window']:,} ≥ context: never cuts")
+    dca = [n for n in report["not_modelled"] if "dual_chunk_attention_config" in n]
+    if dca:
+        notes.append("Dual Chunk Attention (chapter 25)")
     return "; ".join(notes) or "—"
+
+
+def _rotated(block: dict) -> str:
+    """The rotated-dims cell: p-RoPE (``proportional``) rotates every dim, but its
+    zero-frequency pairs never turn, so the cell counts the dims that do."""
+    zeroed = block.get("zero_frequency_pairs") or 0
+    if block["rope_type"] == "proportional" and zeroed:
+        turning = block["rotary_dim"] - 2 * zeroed
+        return f"{turning} turning of {block['head_dim']}, p-RoPE, {block['layout']}"
+    return f"{block['rotary_dim']} of {block['head_dim']}, {block['layout']}"
+
+
+def inert_window(block: dict) -> bool:
+    """A window at least as long as the context: it never cuts, the context decides."""
+    window, context = block["sliding_window"], block["max_position_embeddings"]
+    return window is not None and context is not None and window >= context
 
 
 def _rows():
@@ -80,16 +112,18 @@ def _rows():
 )
 def _():
     rows = []
-    for link, layer_type, _, block, _ in _rows():
+    for link, layer_type, report, block, _ in _rows():
         original = block["original_max_position_embeddings"]
         longest = block["max_position_embeddings"]
-        context = "—" if longest is None else f"{longest:,}"  # Falcon-7B's file gives none
+        context = "—" if longest is None else f"{longest:,}"
+        if any("no max_position_embeddings" in note for note in report["notes"]):
+            context += " (class default)"
         rows.append(
             [
                 link,
                 _type_label(layer_type, block),
                 block["rope_theta"],
-                f"{block['rotary_dim']} of {block['head_dim']}, {block['layout']}",
+                _rotated(block),
                 context if original is None else f"{original:,} → {context}",
             ]
         )
@@ -111,7 +145,7 @@ def _():
         if layer_type != "default":
             link += f", {layer_type.replace('_attention', '')} layers"
         # a sliding-window layer sees at most `sliding_window` keys: count against those
-        window = block["sliding_window"]
+        window = None if inert_window(block) else block["sliding_window"]
         turning = held[
             "pairs_turning_within_context" if window is None else "pairs_turning_within_window"
         ]
@@ -173,31 +207,6 @@ def _():
 @value("gallery_models")
 def _():
     return str(len(load_models()))
-
-
-def _llama4_stretch() -> np.ndarray:
-    """Per-pair stretch of Llama 4 Scout's rotating layers, from its gallery config."""
-    for entry, report in _reports():
-        if entry.stem == "llama-4-scout-17b-16e":
-            return np.array(report["layer_types"]["default"]["stretch"], dtype=float)
-    raise LookupError("the gallery has no Llama 4 Scout config")
-
-
-@value("llama4_kept")
-def _():
-    return str(int(np.count_nonzero(_llama4_stretch() == 1.0)))
-
-
-@value("llama4_divided")
-def _():
-    stretch = _llama4_stretch()
-    return str(int(np.count_nonzero(stretch == stretch.max())))
-
-
-@value("llama4_blended")
-def _():
-    stretch = _llama4_stretch()
-    return str(int(np.count_nonzero((stretch > 1.0) & (stretch < stretch.max()))))
 
 
 @table(
@@ -390,27 +399,3 @@ def _():
     cfg = _mla_config()
     share = cfg["qk_rope_head_dim"] / mla_cache_size(cfg["kv_lora_rank"], cfg["qk_rope_head_dim"])
     return f"{100 * share:.0f}"
-
-
-def _windowed_rows() -> list[tuple[str, int, int, int]]:
-    """(model, slower pairs, pairs, window) of every gallery row with a sliding window."""
-    rows = []
-    for entry, report in _reports():
-        for block in report["layer_types"].values():
-            held = block.get("long", block)
-            if block["sliding_window"] is not None:
-                turning = held["pairs_turning_within_window"]
-                rows.append(
-                    (entry.model, held["pairs"] - turning, held["pairs"], block["sliding_window"])
-                )
-    return rows
-
-
-@value("windowed_slower")
-def _():
-    """The slower pairs of every windowed row: "…; and 66 of 128 in Gemma 3 1B IT, window 512"."""
-    parts = [
-        f"{slower} of {pairs} in {model}, window {window:,}"
-        for model, slower, pairs, window in _windowed_rows()
-    ]
-    return "; ".join(parts[:-1]) + f"; and {parts[-1]}" if len(parts) > 1 else parts[0]

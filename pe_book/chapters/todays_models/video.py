@@ -7,7 +7,7 @@ from functools import cache
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from pe_explained import mrope_video_position_ids
+from pe_explained import mrope_pair_axes, mrope_video_position_ids
 
 from ... import figure, value
 from ...style import new_figure
@@ -121,3 +121,36 @@ def _(theme):
     for ax in axes[::2]:
         ax.set_ylabel("time id t")
     return fig
+
+
+def _qwen3_vl_params() -> dict:
+    """The rope_parameters of Qwen3-VL's gallery config."""
+    from .settings import _gallery_config
+
+    return _gallery_config("qwen3-vl-f1")["text_config"]["rope_parameters"]
+
+
+def _qwen3_vl_axes() -> np.ndarray:
+    """The axis (0 time, 1 row, 2 column) of each of its pairs."""
+    params = _qwen3_vl_params()
+    return mrope_pair_axes(params["mrope_section"], interleaved=params["mrope_interleaved"])
+
+
+@value("qwen3_vl_section")
+def _():
+    return str(_qwen3_vl_params()["mrope_section"])
+
+
+@value("qwen3_vl_time_tail")
+def _():
+    """How many of the slowest pairs all follow time (the run of 0s at the end)."""
+    axes = _qwen3_vl_axes()
+    tail = len(axes) - len(np.trim_zeros(axes, "b"))
+    return str(tail)
+
+
+@value("qwen3_vl_cycled")
+def _():
+    """Pairs dealt to time, row and column in turn before the tail."""
+    axes = _qwen3_vl_axes()
+    return str(len(np.trim_zeros(axes, "b")))
