@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_explained import inspect_config
-
 from ... import value
-from .settings import LLAMA4_INSTRUCT_CONTEXT, _gallery_config, _reports
+from .settings import LLAMA4_INSTRUCT_CONTEXT, _reports
 
 
 def _llama4_block() -> dict:
-    return dict(inspect_config(_gallery_config("llama-4-scout-17b-16e"))["layer_types"]["default"])
+    """The rotating layers' block of Llama 4 Scout's report (the chapter's cached reports)."""
+    for entry, report in _reports():
+        if entry.stem == "llama-4-scout-17b-16e":
+            return report["layer_types"]["default"]
+    raise LookupError("the gallery has no Llama 4 Scout config")
 
 
 @value("llama4_original")
@@ -42,10 +44,7 @@ def _():
 
 def _llama4_stretch() -> np.ndarray:
     """Per-pair stretch of Llama 4 Scout's rotating layers, from its gallery config."""
-    for entry, report in _reports():
-        if entry.stem == "llama-4-scout-17b-16e":
-            return np.array(report["layer_types"]["default"]["stretch"], dtype=float)
-    raise LookupError("the gallery has no Llama 4 Scout config")
+    return np.array(_llama4_block()["stretch"], dtype=float)
 
 
 @value("llama4_kept")

@@ -11,6 +11,7 @@ from pe_explained import mrope_pair_axes, mrope_video_position_ids
 
 from ... import figure, value
 from ...style import new_figure
+from .settings import _gallery_config
 
 #: The clip: text, a video of VIDEO_GRID (t grid steps of two frames, h × w patches
 #: merged 2 × 2 into tokens), text; tokens_per_second as in Qwen2.5-VL's released
@@ -125,8 +126,6 @@ def _(theme):
 
 def _qwen3_vl_params() -> dict:
     """The rope_parameters of Qwen3-VL's gallery config."""
-    from .settings import _gallery_config
-
     return _gallery_config("qwen3-vl-f1")["text_config"]["rope_parameters"]
 
 
