@@ -13,8 +13,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -247,18 +250,37 @@ def test_the_schema_check_rejects_a_missing_seed():
 # The quick run -----------------------------------------------------------------------
 
 
+def _experiment_env() -> dict[str, str]:
+    """This process's environment with what ``book.py experiments`` adds for the run."""
+    spec = importlib.util.spec_from_file_location("book", ROOT / "scripts" / "book.py")
+    book = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(book)
+    return {**book.EXPERIMENT_ENV, **os.environ}
+
+
 def _quick(out: Path, *options: str) -> tuple[dict, str]:
-    """Run ``run.py --quick`` with ``options`` in a fresh process; its results and stderr."""
-    done = subprocess.run(
+    """Run ``run.py --quick`` with ``options`` in a fresh process, as ``book.py
+    experiments`` starts it; its results and stderr. On a timeout the run's whole process
+    group is killed, its worker processes too (left running, they would hold the cores
+    for the rest of the tests)."""
+    process = subprocess.Popen(
         [sys.executable, str(PACKAGE / "run.py"), "--quick", "--out", str(out), *options],
         cwd=ROOT,
-        capture_output=True,
+        env=_experiment_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=300,
+        start_new_session=True,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    try:
+        _, stderr = process.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    assert process.returncode == 0, stderr[-2000:]
     written = {p.stem: json.loads(p.read_text()) for p in out.glob("*.json")}
-    return written, done.stderr
+    return written, stderr
 
 
 def _numbers(result: dict) -> dict:

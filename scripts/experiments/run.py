@@ -9,7 +9,10 @@ cpu|cuda``, ``--jobs N`` (worker processes; results do not depend on it), ``--ou
 DIR``, ``--units DIR`` (each finished model's results are kept there, and a rerun
 with the same folder continues where an interrupted one stopped), ``--only NAME``
 (``length_generalisation`` or ``context_extension``; repeatable), ``--seeds 0,1,2``.
-A progress bar goes to stderr.
+A progress bar goes to stderr. ``book.py experiments`` starts this script with
+``OMP_WAIT_POLICY=PASSIVE`` (``book.EXPERIMENT_ENV``): several worker processes on a CPU
+then let each other's cores be; started directly with ``--jobs 2`` or more on a CPU, set
+it too.
 
 Experiments
     ``length_generalisation``: one model per encoding and seed, trained at ``train_len``
