@@ -1,10 +1,9 @@
 """Turn registered figures into SVG bytes, one per palette and layout.
 
 SVG output is byte-identical for identical sources: matplotlib's hash salt is
-fixed and the date metadata removed. Rendered figures are cached on disk under
-a key made from the figure's name, the theme, every source file of the
-library and of the book and the versions of numpy and matplotlib, so a rebuild with nothing
-changed renders nothing.
+fixed and the date metadata removed. Rendered figures are kept in the build cache
+(:mod:`pe_book.build_cache`) with the files each drawing read, so a rebuild draws again
+only the figures whose code or data changed.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from matplotlib.text import Text
 import pe_explained
 
 from . import FIGURES, load_all
+from .build_cache import BuildCache, reads
 from .notation import TEX_SPAN, math_notation
 from .phone import (
     labels_under_phone_figure,
@@ -169,23 +169,27 @@ def svg_size(svg: bytes) -> tuple[int, int]:
 
 
 def _render_cached(job: tuple[str, str, str, str]) -> bytes:
-    name, theme, layout, _ = job
-    path = _cached_path(job, source_fingerprint())
-    if path.exists():
-        return path.read_bytes()
-    svg = render_svg(name, theme, layout)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(svg)
-    tmp.replace(path)
-    return svg
+    """Figure ``job = (name, theme, layout, cache folder)`` as SVG bytes, from the build
+    cache (:class:`pe_book.build_cache.BuildCache`) while nothing it read has changed."""
+    name, theme, layout, folder = job
+    cache = BuildCache(Path(folder))
+    key = f"figure:{name}/{theme}/{layout}"
+    return cache.text(key, lambda: render_svg(name, theme, layout).decode("utf-8")).encode()
 
 
-def render_all_figures(cache_dir: Path) -> dict[tuple[str, str, str], bytes]:
+def _render_job(job: tuple[str, str, str, str]) -> tuple[bytes, dict[str, set[str]]]:
+    """:func:`_render_cached` in a worker process, with what the process's modules read
+    (:func:`pe_book.build_cache.reads`), for the main process to keep."""
+    return _render_cached(job), reads()
+
+
+def render_all_figures(
+    cache_dir: Path, recomputed: dict[str, str] | None = None
+) -> dict[tuple[str, str, str], bytes]:
     """Every registered figure in both themes and both layouts, from the cache where possible.
 
-    Keys are ``(name, theme, layout)``. Figures missing from the cache are drawn in
-    parallel on all cores.
+    Keys are ``(name, theme, layout)``. Figures the cache cannot give are drawn in
+    parallel on all cores; ``recomputed`` gets each redrawn variant with why.
     """
     load_all()
     jobs = [
@@ -194,16 +198,27 @@ def render_all_figures(cache_dir: Path) -> dict[tuple[str, str, str], bytes]:
         for t in THEMES
         for layout in LAYOUTS
     ]
-    key = source_fingerprint()
-    missing = [j for j in jobs if not _cached_path(j, key).exists()]
+    cache = BuildCache(Path(cache_dir))
+    found: dict[tuple[str, str, str], bytes] = {}
+    missing = []
+    for job in jobs:
+        key = "figure:" + "/".join(job[:3])
+        text, why = cache.lookup(key)
+        if text is None:
+            missing.append(job)
+            if why and recomputed is not None:
+                recomputed[key] = why
+        else:
+            found[job[:3]] = text.encode()
     workers = min(os.cpu_count() or 1, len(missing))
     if workers > 1 and len(missing) > 4:
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-            list(pool.map(_render_cached, missing))
-    return {(n, t, layout): _render_cached((n, t, layout, c)) for n, t, layout, c in jobs}
-
-
-def _cached_path(job: tuple[str, str, str, str], fingerprint: str) -> Path:
-    name, theme, layout, cache_dir = job
-    key = hashlib.sha256(f"{name}/{theme}/{layout}/{fingerprint}".encode()).hexdigest()[:24]
-    return Path(cache_dir) / f"{variant_name(name, theme, layout)}-{key}.svg"
+            done = list(pool.map(_render_job, missing))
+        for _, read in done:
+            for module, files in read.items():
+                reads().setdefault(module, set()).update(files)
+        drawn = [svg for svg, _ in done]
+    else:
+        drawn = map(_render_cached, missing)
+    found.update((job[:3], svg) for job, svg in zip(missing, drawn, strict=True))
+    return {job[:3]: found[job[:3]] for job in jobs}

@@ -157,7 +157,7 @@ def print_weight(page: Path, figures: list[str]) -> bool:
 
     from pe_book.render import _render_cached, source_fingerprint, variant_name
 
-    cache = ROOT / ".cache" / "figures"  # the build's own cache (scripts/hooks.py)
+    cache = ROOT / ".cache" / "book"  # the build's own cache (scripts/hooks.py)
     source_fingerprint()
     share = PRINT_BUDGET_PER_CHAPTER
     now: dict[str, int] = {}

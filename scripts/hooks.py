@@ -1,12 +1,15 @@
 """MkDocs hooks: thin glue between MkDocs and :mod:`pe_book`.
 
-* ``on_config`` drops cached ``pe_explained`` and ``pe_book`` modules, so
-  ``mkdocs serve`` picks up edits to the library and the book.
-* ``on_files`` renders every registered figure (light and dark SVG, cached by
-  a content hash) and adds them to the site, so ``--strict`` checks links to them.
+* ``on_config`` drops the imported ``pe_explained`` and ``pe_book`` modules when a
+  source or data file changed since they were imported, so ``mkdocs serve`` picks up
+  edits to the library and the book (and keeps them, and what they hold, when not).
+* ``on_files`` renders every registered figure (light and dark SVG, from the build
+  cache, :mod:`pe_book.build_cache`, unless what a drawing read changed) and adds them
+  to the site, so ``--strict`` checks links to them.
 * ``on_page_markdown`` runs the shortcode stage of the page pipeline
   (:mod:`pe_book.pages`): ``{{ figure: … }}``, ``{{ table: … }}``, ``{{ value: … }}``,
-  ``{{ cite: … }}``, ``{{ references: … }}`` and the rest.
+  ``{{ cite: … }}``, ``{{ references: … }}`` and the rest; computed texts come from the
+  build cache too, and ``on_env`` logs each one computed again, with why.
 * ``on_page_content`` runs its HTML stages (math to MathML, with no script and no
   network; tables; typography) and finishes the pages of the companion notebooks
   (``docs/notebooks/*.py``, executed by mkdocs-jupyter); it runs before other
@@ -28,6 +31,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 from pathlib import Path
 
@@ -38,15 +42,38 @@ from mkdocs.structure.files import File
 _sizes: dict[tuple[str, str], tuple[int, int]] = {}
 _math_chars: set[str] = set()  # what the pages' MathML draws (pe_book.fonts)
 _print_assets: dict[str, list[str]] = {}  # print-site's CSS and JS, for its page only
+_build: dict[str, object] = {}  # this build's cache (pe_book.build_cache.BuildCache)
+_ROOT = Path(__file__).resolve().parent.parent
+#: What the imported modules were made from: when none of it changed, a rebuild keeps them.
+_SOURCES = [
+    (_ROOT / "pe_explained", "*.py"),
+    (_ROOT / "pe_book", "*.*"),
+    (_ROOT / "docs" / "data", "*"),
+]
+log = logging.getLogger("mkdocs.hooks.book")
 
 
 def _book(module: str):
     return importlib.import_module(f"pe_book.{module}")
 
 
+def _sources() -> tuple:
+    """(path, modification time, size) of every source and data file of the book."""
+    return tuple(
+        (str(p), p.stat().st_mtime_ns, p.stat().st_size)
+        for folder, pattern in _SOURCES
+        for p in sorted(folder.rglob(pattern))
+        if p.is_file() and "__pycache__" not in p.parts
+    )
+
+
 def on_config(config):
-    for name in [m for m in sys.modules if m.split(".")[0] in ("pe_explained", "pe_book")]:
-        del sys.modules[name]
+    sources = _sources()
+    if getattr(sys.modules.get("pe_book"), "_built_from", None) != sources:
+        for name in [m for m in sys.modules if m.split(".")[0] in ("pe_explained", "pe_book")]:
+            del sys.modules[name]
+        importlib.import_module("pe_book")._built_from = sources
+    _book("build_cache").reads()  # from now on, what each module reads is seen
     _book("notebooks").configure_jupyter(config)
     _print_assets.clear()
     _print_assets.update(_book("print_page").move_plugin_assets(config))
@@ -56,9 +83,10 @@ def on_config(config):
 def on_files(files, config):
     render, pages, notebooks = _book("render"), _book("pages"), _book("notebooks")
     notebooks.start_executing(files, config)  # in the background, while figures render
-    cache = Path(config["config_file_path"]).parent / ".cache" / "figures"
+    folder = Path(config["config_file_path"]).parent / ".cache" / "book"
+    _build["cache"] = cache = _book("build_cache").BuildCache(folder)
     try:
-        svgs = render.render_all_figures(cache)
+        svgs = render.render_all_figures(folder, cache.recomputed)
     except Exception as exc:
         raise PluginError(f"rendering figures failed: {exc}") from exc
     _sizes.clear()
@@ -83,7 +111,7 @@ def on_page_markdown(markdown, page, config, files):
             raise PluginError(f"{page.file.src_uri}: executing the notebook failed: {exc}") from exc
         return markdown  # a notebook's page is rendered by mkdocs-jupyter
     try:
-        return pages.expand_shortcodes(markdown, page.file.src_uri, _sizes)
+        return pages.expand_shortcodes(markdown, page.file.src_uri, _sizes, _build["cache"].text)
     except pages.BookError as exc:
         raise PluginError(str(exc)) from exc
 
@@ -109,6 +137,10 @@ def on_post_page(output, page, config):
 
 
 def on_env(env, config, files):
+    cache = _build["cache"]
+    cache.save_reads()
+    for key, why in sorted(cache.recomputed.items()):
+        log.info(f"computed again: {key} ({why})")
     fonts = _book("fonts")
     try:
         font = fonts.subset_font(_math_chars)

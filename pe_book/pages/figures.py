@@ -4,6 +4,7 @@ with a light and a dark drawing, each with its phone variant, and a numbered cap
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from .. import FIGURES
 from ..render import variant_name
@@ -17,15 +18,21 @@ PHONE_MEDIA = "(max-width: 600px)"
 
 
 def figure_markdown(
-    name: str, page: str, sizes: dict[tuple[str, str], tuple[int, int]], number: str = ""
+    name: str,
+    page: str,
+    sizes: dict[tuple[str, str], tuple[int, int]],
+    number: str = "",
+    cached: Callable[[str, Callable[[], str]], str] | None = None,
 ) -> str:
     """A numbered ``<figure>``: per palette a ``<picture>`` whose phone variant (narrower,
     larger text) replaces the wide one below :data:`PHONE_MEDIA`, and a caption with a
-    link to the full-size drawing."""
+    link to the full-size drawing. ``cached(key, compute)`` gives the alt text and the
+    caption (:class:`pe_book.build_cache.BuildCache`); without it they are computed now."""
     spec = FIGURES[name]
+    texts = cached or (lambda key, compute: compute())
     width, height = sizes[(name, "wide")]
     phone_width, phone_height = sizes[(name, "phone")]
-    alt = html.escape(spec.alt.replace("\n", " "), quote=True)
+    alt = html.escape(texts(f"alt:{name}", lambda: spec.alt).replace("\n", " "), quote=True)
     pictures = []
     for theme in ("light", "dark"):
         wide = relative(f"{FIGURE_DIR}/{variant_name(name, theme)}.svg", page)
@@ -38,7 +45,8 @@ def figure_markdown(
         )
     full = relative(f"{FIGURE_DIR}/{variant_name(name, 'light')}.svg", page)
     link = f' <a class="figure-full" href="{full}">Open full size</a>'
-    caption = f"\n  <figcaption>{caption_html(number, spec.caption)}{link}</figcaption>"
+    caption_text = texts(f"caption:{name}", lambda: spec.caption)
+    caption = f"\n  <figcaption>{caption_html(number, caption_text)}{link}</figcaption>"
     return (
         f'<figure id="{anchor("figure", name)}">\n  '
         + "\n  ".join(pictures)

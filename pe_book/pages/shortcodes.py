@@ -23,6 +23,7 @@ that a chapter module never needs the page pipeline. Anything unknown raises
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .. import FIGURES, TABLES, VALUES, load_all
 from ..interactive import INTERACTIVES, interactive_html
@@ -67,8 +68,21 @@ def numbers(markdown: str, page: str = "") -> dict[tuple[str, str], str]:
 _HYPHEN_SIGN = re.compile(r"(?<![\w.-])-(?=\.?\d)")
 
 
+#: How a computed text is obtained: ``cached(key, compute)`` (a key such as
+#: ``"value:rope.theta"``); the build passes :meth:`pe_book.build_cache.BuildCache.text`.
+Cached = Callable[[str, Callable[[], str]], str]
+
+
+def computed_now(key: str, compute: Callable[[], str]) -> str:
+    """No cache: compute the text now."""
+    return compute()
+
+
 def expand_shortcodes(
-    markdown: str, page: str, figure_sizes: dict[tuple[str, str], tuple[int, int]]
+    markdown: str,
+    page: str,
+    figure_sizes: dict[tuple[str, str], tuple[int, int]],
+    cached: Cached = computed_now,
 ) -> str:
     """Replace every ``{{ kind: argument }}`` outside code fences.
 
@@ -77,7 +91,8 @@ def expand_shortcodes(
     ``{{ cite: key, … }}`` cites in parentheses after what it supports, or without them
     inside a parenthesis of the sentence; ``{{ citet: key }}`` names the authors as part
     of the sentence ("as Press et al. (2022) found"). ``figure_sizes`` maps figure names
-    to the CSS pixel size of their SVG.
+    to the CSS pixel size of their SVG. Computed texts (values, tables, captions, alt
+    texts) come through ``cached``.
     """
     load_all()
     numbered = numbers(markdown, page)
@@ -89,13 +104,18 @@ def expand_shortcodes(
         if kind == "figure":
             if argument not in FIGURES:
                 raise BookError(f"{where}: unknown figure {argument!r}")
-            return figure_markdown(argument, page, figure_sizes, numbered[("figure", argument)])
+            number = numbered[("figure", argument)]
+            return figure_markdown(argument, page, figure_sizes, number, cached)
         if kind == "table":
             if argument not in TABLES:
                 raise BookError(f"{where}: unknown table {argument!r}")
             spec = TABLES[argument]
-            caption = caption_html(numbered[("table", argument)], spec.caption)
-            rows = _cite_in_generated(table_markdown(argument), page, where)
+            caption = caption_html(
+                numbered[("table", argument)],
+                cached(f"table-caption:{argument}", lambda: spec.caption),
+            )
+            rows = cached(f"table:{argument}", lambda: table_markdown(argument))
+            rows = _cite_in_generated(rows, page, where)
             shown = f'<p class="table-caption" id="{anchor("table", argument)}">{caption}</p>'
             shown += f"\n\n{rows}"
             if not spec.repeats:
@@ -120,7 +140,11 @@ def expand_shortcodes(
                 hint = "" if "." in name else " (values are named <chapter>.<name>)"
                 raise BookError(f"{where}: unknown value {name!r}{hint}")
             try:
-                text = VALUES[name].text(spec.strip())
+                registered = VALUES[name]
+                if registered.constant:
+                    text = registered.text(spec.strip())
+                else:
+                    text = cached(f"value:{name}", lambda: registered.text(spec.strip()))
             except (TypeError, ValueError) as exc:
                 raise BookError(f"{where}: {exc}") from exc
             # inside a formula: an odd number of $ before it on its line
@@ -141,7 +165,7 @@ def expand_shortcodes(
         if kind == "interactive":
             if argument not in INTERACTIVES:
                 raise BookError(f"{where}: unknown interactive figure {argument!r}")
-            return interactive_html(argument)
+            return cached(f"interactive:{argument}", lambda: interactive_html(argument))
         raise BookError(f"{where}: unknown shortcode kind {kind!r}")
 
     lines = markdown.splitlines(keepends=True)
