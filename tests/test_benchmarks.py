@@ -311,3 +311,15 @@ def test_report_prints_median_times_and_median_ratios_to_the_limit(capsys):
 
 def test_benchlib_examples():
     assert doctest.testmod(benchlib).failed == 0
+
+
+def test_the_build_benchmarks_plain_site_has_the_books_pages_without_shortcodes(tmp_path):
+    """The limit of ``bench_build.py``: the same pages, no ``{{ … }}`` left to expand."""
+    bench = _load("bench_build")
+    root = SCRIPTS.parent
+    plain = bench.plain_site(root, tmp_path / "plain")
+    pages = sorted(p.relative_to(root / "docs") for p in (root / "docs").rglob("*.md"))
+    assert sorted(p.relative_to(plain / "docs") for p in plain.rglob("*.md")) == pages
+    text = (plain / "docs" / bench.EDITED.relative_to("docs")).read_text()
+    assert "{{" not in text and text.startswith("# 1.")
+    assert set(bench.TARGETS) == {"cold", "unchanged", "one-page edit"}
