@@ -82,7 +82,7 @@ def reads() -> dict[str, set[str]]:
             frame = sys._getframe(1)
             while frame is not None and not frame.f_code.co_filename.startswith(folders):
                 frame = frame.f_back
-            if frame is not None:
+            if frame is not None and frame.f_code.co_filename != __file__:  # not its hashing
                 path = os.path.abspath(args[0])
                 found.setdefault(frame.f_code.co_filename, set()).add(path)
 
@@ -252,6 +252,7 @@ PIPELINE = {
     "caption": ("__init__.py",),
     "figure": ("__init__.py", "render.py"),
     "interactive": ("interactive.py",),
+    "html": ("pages/__init__.py",),  # a page's HTML stages; the stamp: its HTML's hash
 }
 
 
@@ -272,7 +273,7 @@ def origins(key: str) -> set[Path]:
     elif kind in ("alt", "caption", "figure"):
         spec = FIGURES[name.partition("/")[0]]
         functions = [spec.draw, spec.alt_text, spec.caption_text]
-    else:
+    elif kind == "interactive":
         functions = [INTERACTIVES[name].defaults]
     files = {Path(f.__code__.co_filename) for f in functions if hasattr(f, "__code__")}
     return files | {PACKAGES["pe_book"] / part for part in PIPELINE[kind]}
@@ -299,7 +300,8 @@ def dependencies(key: str) -> dict[str, str]:
 
 
 class BuildCache:
-    """Entries ``<folder>/<kind>/<key>.json``: ``{"environment", "files", "text"}``, and
+    """Entries ``<folder>/<kind>/<key>.json``: ``{"environment", "stamp", "files",
+    "text"}``, and
     ``<folder>/reads.json``: what each module has read (:func:`reads`).
 
     :meth:`text` returns an entry's text, recomputed when a file it depends on changed;
@@ -314,7 +316,9 @@ class BuildCache:
             kept = json.loads((self.folder / "reads.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             kept = {}
-        for module, files in kept.items():
+        if kept.get("environment") != self.environment:  # kept by other code: not used
+            kept = {}
+        for module, files in kept.get("reads", {}).items():
             found.setdefault(str(ROOT / module), set()).update(str(ROOT / f) for f in files)
         self.recomputed: dict[str, str] = {}
         self.used: set[str] = set()
@@ -325,38 +329,43 @@ class BuildCache:
         safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:80]
         return self.folder / kind / f"{safe}-{digest}.json"
 
-    def lookup(self, key: str) -> tuple[str | None, str | None]:
-        """``(text, None)`` for an entry whose files are all unchanged; else ``(None, why)``:
-        why it must be computed again ("" when there is no entry)."""
+    def lookup(self, key: str, stamp: str = "") -> tuple[str | None, str | None]:
+        """``(text, None)`` for an entry whose files are all unchanged (and that was made
+        from an input stamped ``stamp``); else ``(None, why)``: why it must be computed
+        again ("" when there is no entry)."""
         try:
             entry = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None, ""
         if entry.get("environment") != self.environment:
             return None, "Python or a package changed"
+        if entry.get("stamp", "") != stamp:
+            return None, "its input changed"
         changed = [f for f, h in entry["files"].items() if file_hash(ROOT / f) != h]
         if changed:
             more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
             return None, f"{changed[0]}{more} changed"
         return entry["text"], None
 
-    def text(self, key: str, compute: Callable[[], str]) -> str:
+    def text(self, key: str, compute: Callable[[], str], stamp: str = "") -> str:
         """The text of ``key`` (``"value:chapter.name"``), from the cache when every file it
-        depends on is unchanged, else ``compute()``, kept with what it read."""
+        depends on is unchanged, else ``compute()``, kept with what it read. ``stamp`` says
+        which input the text was made from (a hash), where the key does not."""
         self.used.add(key)
-        text, why = self.lookup(key)
+        text, why = self.lookup(key, stamp)
         if text is not None:
             return text
         text = compute()
-        self.store(key, text)
+        self.store(key, text, stamp)
         if why:
             self.recomputed[key] = why
         return text
 
-    def store(self, key: str, text: str) -> None:
+    def store(self, key: str, text: str, stamp: str = "") -> None:
         """Keep ``text`` as the entry ``key`` with the files it depends on."""
         entry = {
             "environment": self.environment,
+            "stamp": stamp,
             "files": dependencies(key),
             "text": text,
         }
@@ -377,7 +386,8 @@ class BuildCache:
         }
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.folder / f"reads.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({m: f for m, f in sorted(ours.items()) if f}, indent=0))
+        kept = {"environment": self.environment, "reads": {m: f for m, f in ours.items() if f}}
+        tmp.write_text(json.dumps(kept, indent=0, sort_keys=True))
         tmp.replace(self.folder / "reads.json")
 
 

@@ -11,7 +11,8 @@
   ``{{ cite: … }}``, ``{{ references: … }}`` and the rest; computed texts come from the
   build cache too, and ``on_env`` logs each one computed again, with why.
 * ``on_page_content`` runs its HTML stages (math to MathML, with no script and no
-  network; tables; typography) and finishes the pages of the companion notebooks
+  network; tables; typography; read back from the build cache while the page's HTML and
+  the stages' modules are unchanged) and finishes the pages of the companion notebooks
   (``docs/notebooks/*.py``, executed by mkdocs-jupyter); it runs before other
   plugins' ``on_page_content`` so that they see the finished page.
 * ``on_post_page`` sets the theme's start-up marks as the body starts, loads the page's
@@ -30,6 +31,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import logging
 import sys
@@ -123,7 +125,10 @@ def on_page_content(html, page, config, files):
         if notebooks.is_notebook(page.file.src_uri):
             html = pages.finish_notebook_page(html, page, config, files)
         else:
-            html = pages.finish_html(html, page.file.src_uri)
+            page_uri, made = page.file.src_uri, html
+            stamp = hashlib.sha256(made.encode()).hexdigest()
+            finish = lambda: pages.finish_html(made, page_uri)  # noqa: E731
+            html = _build["cache"].text(f"html:{page_uri}", finish, stamp)
     except pages.BookError as exc:
         raise PluginError(str(exc)) from exc
     _math_chars.update(_book("fonts").math_characters(html))
