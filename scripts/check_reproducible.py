@@ -7,8 +7,9 @@ Copies the project's files (what git tracks plus new files it does not ignore)
 into a temporary directory, builds the site there twice with the same
 ``SOURCE_DATE_EPOCH`` (the last commit's time unless set): first with no
 build cache at all (every figure drawn, every value and table computed), then
-again with the cache the first build left. Every file of the two sites must be identical; differing files are
-listed with the first place they differ. Exit status 1 when anything differs.
+again with the cache the first build left. Every file of the two sites must be
+identical; differing files are listed with the first place they differ. Exit
+status 1 when anything differs.
 Run by ``.ci/run``; takes about as long as two builds, one of them cold.
 """
 
