@@ -5,14 +5,16 @@
 
 In a copy of the project (what git tracks, no ``.cache/``), ``mkdocs build --strict``
 three times: cold (no build cache, notebooks executed), with nothing changed, and after a
-prose edit of one page (a blank line appended to ``docs/foundations/order-problem.md``).
+prose edit of one page (a line appended to ``docs/foundations/order-problem.md``); then
+``book.py serve``'s ``mkdocs serve --strict --dirty``, timed from the same edit to the
+rebuilt site's reload.
 The limit: a plain MkDocs site of the same pages (the book's Markdown with its
 ``{{ … }}`` shortcodes taken out, the same theme, no hook and no plugin) built the same
 three ways in the same run. Printed: each time, and the book's over the plain site's.
 
-Targets (the author's loop): cold ≤ 60 s, unchanged ≤ 5 s, one-page edit ≤ 3 s. A full
-build re-renders every page, so an edit costs an unchanged build; exit status 1 when a
-target is missed (``.ci/run`` reports it, not fatal: a loaded CI machine is not a
+Targets (the author's loop): cold ≤ 60 s, unchanged ≤ 5 s, one-page edit in serve ≤ 3 s
+(a full build re-renders every page, so an edit there costs an unchanged build); exit
+status 1 when a target is missed (``.ci/run`` reports it, not fatal: a loaded CI machine is not a
 performance lab).
 """
 
@@ -31,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from check_reproducible import ROOT, copy_project, source_date_epoch  # noqa: E402
 
-TARGETS = {"cold": 60.0, "unchanged": 5.0, "one-page edit": 3.0}
+TARGETS = {"cold": 60.0, "unchanged": 5.0, "edit in serve": 3.0}
 EDITED = Path("docs/foundations/order-problem.md")
 SHORTCODE = re.compile(r"\{\{.*?\}\}")
 
@@ -61,13 +63,48 @@ def build(project: Path, site: Path, epoch: str, strict: bool) -> float:
     return time.perf_counter() - start
 
 
-def three_builds(project: Path, out: Path, epoch: str, strict: bool) -> dict[str, float]:
-    """Cold, unchanged and after a one-page edit: seconds each."""
+def edit(project: Path, n: int) -> None:
+    """Append a paragraph to the edited page."""
+    with (project / EDITED).open("a", encoding="utf-8") as page:
+        page.write(f"\nAn edit, number {n}.\n")
+
+
+def served_edit(project: Path, epoch: str, strict: bool, port: int) -> float:
+    """Seconds from a one-page edit to the reload of ``mkdocs serve --dirty``."""
+    env = dict(os.environ, SOURCE_DATE_EPOCH=epoch, NO_MKDOCS_2_WARNING="1", PYTHONHASHSEED="0")
+    env["PYTHONPATH"] = str(project)
+    mkdocs = Path(sys.executable).with_name("mkdocs")
+    command = [str(mkdocs), "serve", "--dirty", "-a", f"127.0.0.1:{port}", *(["--strict"] * strict)]
+    log = project.parent / f"serve-{port}.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(command, cwd=project, env=env, stdout=out, stderr=out)
+        try:
+            _wait_for(log, "Serving on", 0, server)
+            time.sleep(1.0)  # the watcher has started
+            start, seen = time.perf_counter(), log.read_text().count("Reloading browsers")
+            edit(project, 2)
+            _wait_for(log, "Reloading browsers", seen, server)
+            return time.perf_counter() - start
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
+def _wait_for(log: Path, line: str, seen: int, server: subprocess.Popen) -> None:
+    """Wait until ``log`` holds ``line`` more than ``seen`` times (at most 10 minutes)."""
+    deadline = time.perf_counter() + 600
+    while log.read_text().count(line) <= seen:
+        if server.poll() is not None or time.perf_counter() > deadline:
+            sys.exit(f"[bench_build] serve stopped or hung:\n{log.read_text()[-2000:]}")
+        time.sleep(0.05)
+
+
+def three_builds(project: Path, out: Path, epoch: str, strict: bool, port: int) -> dict:
+    """Cold, unchanged, and a one-page edit in ``serve``: seconds each."""
     times = {"cold": build(project, out / "a", epoch, strict)}
     times["unchanged"] = build(project, out / "b", epoch, strict)
-    with (project / EDITED).open("a", encoding="utf-8") as page:
-        page.write("\n")
-    times["one-page edit"] = build(project, out / "c", epoch, strict)
+    edit(project, 1)
+    times["edit in serve"] = served_edit(project, epoch, strict, port)
     return times
 
 
@@ -77,8 +114,8 @@ def main() -> int:
         project = copy_project(ROOT, Path(tmp) / "project")
         shutil.rmtree(project / ".cache", ignore_errors=True)
         plain = plain_site(project, Path(tmp) / "plain")
-        limit = three_builds(plain, Path(tmp) / "plain-site", epoch, strict=False)
-        book = three_builds(project, Path(tmp) / "site", epoch, strict=True)
+        limit = three_builds(plain, Path(tmp) / "plain-site", epoch, strict=False, port=8731)
+        book = three_builds(project, Path(tmp) / "site", epoch, strict=True, port=8732)
     missed = []
     print("[bench_build] mkdocs build --strict, seconds (the plain site: the limit)")
     for case, target in TARGETS.items():

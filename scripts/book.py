@@ -151,7 +151,9 @@ def main(argv: list[str]) -> int:
     if command == "setup":
         return 0
     if command == "serve":
-        return _run([str(BIN / "mkdocs"), "serve", "--strict", "-a", "127.0.0.1:8000", *rest])
+        # --dirty: a rebuild renders only what changed (scripts/hooks.py, "dirty serve")
+        serve = [str(BIN / "mkdocs"), "serve", "--strict", "--dirty", "-a", "127.0.0.1:8000"]
+        return _run([*serve, *rest])
     if command == "build":
         return _run([str(BIN / "mkdocs"), "build", "--strict", *rest])
     if command == "check":

@@ -24,6 +24,12 @@
   leaves only the light variant of each figure there and links the plugin's
   stylesheets and script, which ``on_config`` takes off every other page
   (:mod:`pe_book.print_page`).
+* In ``book.py serve`` (``mkdocs serve --dirty``), where MkDocs rebuilds only the pages
+  whose source changed, ``on_startup`` keeps MkDocs' warning about dirty builds out of
+  the strict count, ``on_files`` has every page rebuilt too that shows a value, table or
+  figure the build cache must compute again (saying why), ``on_env`` draws the math font
+  for every page's formulas, and ``on_post_build`` keeps each page's sections once in the
+  search index and the first build's one-page book.
 * ``on_config``/``on_files`` also point mkdocs-jupyter's cache at a folder keyed
   by the library's sources, start executing the notebooks in the background (their
   pages wait for them in ``on_page_markdown``) and add each ``.ipynb`` download.
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import logging
 import sys
 from pathlib import Path
@@ -53,6 +60,32 @@ _SOURCES = [
     (_ROOT / "docs" / "data", "*"),
 ]
 log = logging.getLogger("mkdocs.hooks.book")
+#: ``book.py serve`` (``mkdocs serve --dirty``): whether this is one, and per page what it
+#: showed: the build cache's keys and the math characters. MkDocs keeps this module
+#: between the rebuilds of one serve.
+_serve: dict = {"dirty": False, "pages": {}, "print_page": None}
+
+
+class _DirtyNotice(logging.Filter):
+    """Drop MkDocs' warning that a dirty build may leave navigation and links inaccurate:
+    in strict mode it fails every rebuild of ``book.py serve``, and the hook takes in hand
+    what it warns of (a page whose values, tables or figures changed is rebuilt too; the
+    math font and the one-page book stay whole; the navigation's titles are the
+    configuration's)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("A 'dirty' build is being performed")
+
+
+def on_startup(command, dirty):
+    _serve["dirty"] = command == "serve" and dirty
+    if _serve["dirty"]:
+        logging.getLogger("mkdocs.commands.build").addFilter(_DirtyNotice())
+        log.info(
+            "dirty serve: a rebuild renders the pages whose source or whose values, tables "
+            "or figures changed (search lists a rebuilt page's sections; the one-page book "
+            "is the first build's)"
+        )
 
 
 def _book(module: str):
@@ -100,6 +133,8 @@ def on_files(files, config):
         text = notebooks.notebook_json(source.abs_src_path)
         files.append(File.generated(config, notebooks.download_name(source.src_uri), content=text))
     _math_chars.clear()  # the math font is written in on_env, once every page is rendered
+    if _serve["dirty"]:
+        _rebuild_stale_pages(files, cache)
     files.append(File.generated(config, _book("fonts").FONT_FILE, content=b""))
     return files
 
@@ -112,8 +147,15 @@ def on_page_markdown(markdown, page, config, files):
         except Exception as exc:
             raise PluginError(f"{page.file.src_uri}: executing the notebook failed: {exc}") from exc
         return markdown  # a notebook's page is rendered by mkdocs-jupyter
+    shown: set[str] = set()
+
+    def cached(key, compute, stamp=""):
+        shown.add(key)
+        return _build["cache"].text(key, compute, stamp)
+
+    _serve["pages"].setdefault(page.file.src_uri, {"chars": set()})["keys"] = shown
     try:
-        return pages.expand_shortcodes(markdown, page.file.src_uri, _sizes, _build["cache"].text)
+        return pages.expand_shortcodes(markdown, page.file.src_uri, _sizes, cached)
     except pages.BookError as exc:
         raise PluginError(str(exc)) from exc
 
@@ -131,7 +173,9 @@ def on_page_content(html, page, config, files):
             html = _build["cache"].text(f"html:{page_uri}", finish, stamp)
     except pages.BookError as exc:
         raise PluginError(str(exc)) from exc
-    _math_chars.update(_book("fonts").math_characters(html))
+    chars = _book("fonts").math_characters(html)
+    _math_chars.update(chars)
+    _serve["pages"].setdefault(page.file.src_uri, {"keys": set()})["chars"] = chars
     return html
 
 
@@ -147,6 +191,8 @@ def on_env(env, config, files):
     for key, why in sorted(cache.recomputed.items()):
         log.info(f"computed again: {key} ({why})")
     fonts = _book("fonts")
+    if _serve["dirty"]:  # pages not rebuilt still show their formulas
+        _math_chars.update(*(seen["chars"] for seen in _serve["pages"].values()))
     try:
         font = fonts.subset_font(_math_chars)
     except Exception as exc:
@@ -160,8 +206,60 @@ def on_post_build(config):
     printing = config.plugins.get("print-site")
     if printing is None:
         return
+    if _serve["dirty"]:
+        _whole_search_index(config)
     name = printing.config.get("print_page_basename", "print_page") + ".html"
+    path = Path(config.site_dir) / name
+    if _serve["dirty"] and _serve["print_page"] is not None:  # a rebuild: the book as it was
+        path.write_bytes(_serve["print_page"])
+        return
     try:
         _book("print_page").finish_print_page(config.site_dir, name, **_print_assets)
     except ValueError as exc:
         raise PluginError(f"{name}: {exc}") from exc
+    if _serve["dirty"]:
+        _serve["print_page"] = path.read_bytes()
+
+
+def _rebuild_stale_pages(files, cache) -> None:
+    """In a dirty serve, MkDocs rebuilds only the pages whose source changed: remove the
+    built HTML of every other page that shows a value, table or text the cache must
+    compute again, or a figure drawn again, so that it is rebuilt too; say why."""
+    redrawn = {k.split(":")[1].partition("/")[0] for k in cache.recomputed if k[:7] == "figure:"}
+    for uri, seen in sorted(_serve["pages"].items()):
+        why = None
+        for key in sorted(seen.get("keys", ())):
+            kind, _, name = key.partition(":")
+            if kind in ("alt", "caption") and name in redrawn:
+                why = f"{key} (the figure was drawn again)"
+            elif kind != "html" and cache.lookup(key)[0] is None:
+                why = f"{key} ({cache.lookup(key)[1] or 'not kept'})"
+            if why:
+                break
+        built = files.get_file_from_path(uri)
+        if why and built is not None and Path(built.abs_dest_path).exists():
+            Path(built.abs_dest_path).unlink()
+            log.info(f"rebuilding {uri}: {why}")
+
+
+def _whole_search_index(config) -> None:
+    """In a dirty serve the search plugin appends a rebuilt page's sections to the index
+    it kept, and drops the old ones of only one page: keep each page's newest sections
+    (the last run of them), in the plugin's memory and in ``search/search_index.json``."""
+    plugin = config.plugins.get("material/search") or config.plugins.get("search")
+    index = getattr(plugin, "search_index", None)
+    path = Path(config.site_dir) / "search" / "search_index.json"
+    if index is None or not path.exists():
+        return
+    runs: list[tuple[str, list]] = []  # a page's entries: the page itself, its sections
+    for entry in index.entries:
+        page, section, _ = entry["location"].partition("#")
+        if runs and runs[-1][0] == page and section:
+            runs[-1][1].append(entry)
+        else:
+            runs.append((page, [entry]))
+    last = {page: i for i, (page, _) in enumerate(runs)}
+    index.entries = [e for i, (page, run) in enumerate(runs) if last[page] == i for e in run]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["docs"] = index.entries
+    path.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
