@@ -8,6 +8,7 @@ only the figures whose code or data changed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import math
@@ -168,13 +169,19 @@ def svg_size(svg: bytes) -> tuple[int, int]:
     return tuple(math.ceil(float(v) * 4 / 3) for v in match.groups())
 
 
+@functools.cache
+def _cache_in(folder: str) -> BuildCache:
+    """One :class:`BuildCache` of ``folder`` per process: a worker draws many figures."""
+    return BuildCache(Path(folder))
+
+
 def _render_cached(job: tuple[str, str, str, str]) -> bytes:
     """Figure ``job = (name, theme, layout, cache folder)`` as SVG bytes, from the build
     cache (:class:`pe_book.build_cache.BuildCache`) while nothing it read has changed."""
     name, theme, layout, folder = job
-    cache = BuildCache(Path(folder))
     key = f"figure:{name}/{theme}/{layout}"
-    return cache.text(key, lambda: render_svg(name, theme, layout).decode("utf-8")).encode()
+    draw = lambda: render_svg(name, theme, layout).decode("utf-8")  # noqa: E731
+    return _cache_in(folder).text(key, draw).encode()
 
 
 def _render_job(job: tuple[str, str, str, str]) -> tuple[bytes, dict[str, set[str]]]:
@@ -183,22 +190,20 @@ def _render_job(job: tuple[str, str, str, str]) -> tuple[bytes, dict[str, set[st
     return _render_cached(job), reads()
 
 
-def render_all_figures(
-    cache_dir: Path, recomputed: dict[str, str] | None = None
-) -> dict[tuple[str, str, str], bytes]:
-    """Every registered figure in both themes and both layouts, from the cache where possible.
+def render_all_figures(cache: BuildCache) -> dict[tuple[str, str, str], bytes]:
+    """Every registered figure in both themes and both layouts, from ``cache`` where
+    possible.
 
     Keys are ``(name, theme, layout)``. Figures the cache cannot give are drawn in
-    parallel on all cores; ``recomputed`` gets each redrawn variant with why.
+    parallel on all cores; ``cache.recomputed`` gets each redrawn variant with why.
     """
     load_all()
     jobs = [
-        (n, t, layout, str(cache_dir))
+        (n, t, layout, str(cache.folder))
         for n in sorted(FIGURES)
         for t in THEMES
         for layout in LAYOUTS
     ]
-    cache = BuildCache(Path(cache_dir))
     found: dict[tuple[str, str, str], bytes] = {}
     missing = []
     for job in jobs:
@@ -206,8 +211,8 @@ def render_all_figures(
         text, why = cache.lookup(key)
         if text is None:
             missing.append(job)
-            if why and recomputed is not None:
-                recomputed[key] = why
+            if why:
+                cache.recomputed[key] = why
         else:
             found[job[:3]] = text.encode()
     workers = min(os.cpu_count() or 1, len(missing))

@@ -20,7 +20,6 @@ performance lab).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -31,7 +30,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from check_reproducible import ROOT, copy_project, source_date_epoch  # noqa: E402
+from check_reproducible import (  # noqa: E402
+    ROOT,
+    build,
+    build_env,
+    copy_project,
+    source_date_epoch,
+)
 
 TARGETS = {"cold": 60.0, "unchanged": 5.0, "edit in serve": 3.0}
 EDITED = Path("docs/foundations/order-problem.md")
@@ -49,20 +54,6 @@ def plain_site(project: Path, folder: Path) -> Path:
     return folder
 
 
-def build(project: Path, site: Path, epoch: str, strict: bool) -> float:
-    """Seconds for ``mkdocs build`` of ``project`` into ``site`` (the book: strict; the
-    plain site's links to figures it lacks are warnings, not failures)."""
-    env = dict(os.environ, SOURCE_DATE_EPOCH=epoch, NO_MKDOCS_2_WARNING="1", PYTHONHASHSEED="0")
-    env["PYTHONPATH"] = str(project)
-    mkdocs = Path(sys.executable).with_name("mkdocs")
-    command = [str(mkdocs), "build", "--quiet", "-d", str(site), *(["--strict"] * strict)]
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"[bench_build] build of {project} failed:\n{done.stdout}{done.stderr}")
-    return time.perf_counter() - start
-
-
 def edit(project: Path, n: int) -> None:
     """Append a paragraph to the edited page."""
     with (project / EDITED).open("a", encoding="utf-8") as page:
@@ -71,8 +62,7 @@ def edit(project: Path, n: int) -> None:
 
 def served_edit(project: Path, epoch: str, strict: bool, port: int) -> float:
     """Seconds from a one-page edit to the reload of ``mkdocs serve --dirty``."""
-    env = dict(os.environ, SOURCE_DATE_EPOCH=epoch, NO_MKDOCS_2_WARNING="1", PYTHONHASHSEED="0")
-    env["PYTHONPATH"] = str(project)
+    env = build_env(project, epoch)
     mkdocs = Path(sys.executable).with_name("mkdocs")
     command = [str(mkdocs), "serve", "--dirty", "-a", f"127.0.0.1:{port}", *(["--strict"] * strict)]
     log = project.parent / f"serve-{port}.log"

@@ -155,10 +155,9 @@ def print_weight(page: Path, figures: list[str]) -> bool:
         phone_assets,
     )
 
-    from pe_book.render import _render_cached, source_fingerprint, variant_name
+    from pe_book.render import _render_cached, variant_name
 
     cache = ROOT / ".cache" / "book"  # the build's own cache (scripts/hooks.py)
-    source_fingerprint()
     share = PRINT_BUDGET_PER_CHAPTER
     now: dict[str, int] = {}
     print(f"\n[check] the one-page book ({PRINT_PAGE}): this page's figures, light, gzipped")

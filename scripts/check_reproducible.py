@@ -54,18 +54,24 @@ def source_date_epoch() -> str:
     return stamp or "0"
 
 
-def build(project: Path, site: Path, epoch: str) -> float:
-    env = dict(
+def build_env(project: Path, epoch: str) -> dict[str, str]:
+    """The environment MkDocs runs in for ``project``: its sources first on the path."""
+    return dict(
         os.environ,
         SOURCE_DATE_EPOCH=epoch,
         NO_MKDOCS_2_WARNING="1",
         PYTHONHASHSEED="0",
         PYTHONPATH=str(project),
     )
+
+
+def build(project: Path, site: Path, epoch: str, strict: bool = True) -> float:
+    """Seconds for ``mkdocs build`` of ``project`` into ``site``; exits on a failure."""
+    env = build_env(project, epoch)
     mkdocs = Path(sys.executable).with_name("mkdocs")
     start = time.perf_counter()
     result = subprocess.run(
-        [str(mkdocs), "build", "--strict", "--quiet", "-d", str(site)],
+        [str(mkdocs), "build", "--quiet", "-d", str(site), *(["--strict"] * strict)],
         cwd=project,
         env=env,
         capture_output=True,

@@ -37,6 +37,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
@@ -121,7 +122,7 @@ def on_files(files, config):
     folder = Path(config["config_file_path"]).parent / ".cache" / "book"
     _build["cache"] = cache = _book("build_cache").BuildCache(folder)
     try:
-        svgs = render.render_all_figures(folder, cache.recomputed)
+        svgs = render.render_all_figures(cache)
     except Exception as exc:
         raise PluginError(f"rendering figures failed: {exc}") from exc
     _sizes.clear()
@@ -167,10 +168,9 @@ def on_page_content(html, page, config, files):
         if notebooks.is_notebook(page.file.src_uri):
             html = pages.finish_notebook_page(html, page, config, files)
         else:
-            page_uri, made = page.file.src_uri, html
-            stamp = hashlib.sha256(made.encode()).hexdigest()
-            finish = lambda: pages.finish_html(made, page_uri)  # noqa: E731
-            html = _build["cache"].text(f"html:{page_uri}", finish, stamp)
+            stamp = hashlib.sha256(html.encode()).hexdigest()
+            finish = functools.partial(pages.finish_html, html, page.file.src_uri)
+            html = _build["cache"].text(f"html:{page.file.src_uri}", finish, stamp)
     except pages.BookError as exc:
         raise PluginError(str(exc)) from exc
     chars = _book("fonts").math_characters(html)
@@ -232,8 +232,8 @@ def _rebuild_stale_pages(files, cache) -> None:
             kind, _, name = key.partition(":")
             if kind in ("alt", "caption") and name in redrawn:
                 why = f"{key} (the figure was drawn again)"
-            elif kind != "html" and cache.lookup(key)[0] is None:
-                why = f"{key} ({cache.lookup(key)[1] or 'not kept'})"
+            elif kind != "html" and (reason := cache.lookup(key)[1]) is not None:
+                why = f"{key} ({reason or 'not kept'})"
             if why:
                 break
         built = files.get_file_from_path(uri)

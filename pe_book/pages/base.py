@@ -1,12 +1,32 @@
 """What the page stages share: the error they raise, where the site keeps its files,
-links between pages, and anchors."""
+links between pages, anchors, and how a computed text is obtained."""
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 
-__all__ = ["BIBLIOGRAPHY_PAGE", "FIGURE_DIR", "TAG", "BookError", "anchor", "relative"]
+__all__ = [
+    "BIBLIOGRAPHY_PAGE",
+    "FIGURE_DIR",
+    "TAG",
+    "BookError",
+    "Cached",
+    "anchor",
+    "computed_now",
+    "relative",
+]
+
+#: How a computed text is obtained: ``cached(key, compute)`` (a key such as
+#: ``"value:rope.theta"``); the build passes :meth:`pe_book.build_cache.BuildCache.text`.
+Cached = Callable[[str, Callable[[], str]], str]
+
+
+def computed_now(key: str, compute: Callable[[], str]) -> str:
+    """No cache: compute the text now."""
+    return compute()
+
 
 #: Where the rendered figures live in the site, relative to ``docs/``.
 FIGURE_DIR = "assets/figures"

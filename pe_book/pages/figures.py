@@ -4,12 +4,11 @@ with a light and a dark drawing, each with its phone variant, and a numbered cap
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 
 from .. import FIGURES
 from ..render import variant_name
 from ..text import caption_html
-from .base import FIGURE_DIR, anchor, relative
+from .base import FIGURE_DIR, Cached, anchor, computed_now, relative
 
 __all__ = ["PHONE_MEDIA", "figure_markdown"]
 
@@ -22,17 +21,16 @@ def figure_markdown(
     page: str,
     sizes: dict[tuple[str, str], tuple[int, int]],
     number: str = "",
-    cached: Callable[[str, Callable[[], str]], str] | None = None,
+    cached: Cached = computed_now,
 ) -> str:
     """A numbered ``<figure>``: per palette a ``<picture>`` whose phone variant (narrower,
     larger text) replaces the wide one below :data:`PHONE_MEDIA`, and a caption with a
     link to the full-size drawing. ``cached(key, compute)`` gives the alt text and the
     caption (:class:`pe_book.build_cache.BuildCache`); without it they are computed now."""
     spec = FIGURES[name]
-    texts = cached or (lambda key, compute: compute())
     width, height = sizes[(name, "wide")]
     phone_width, phone_height = sizes[(name, "phone")]
-    alt = html.escape(texts(f"alt:{name}", lambda: spec.alt).replace("\n", " "), quote=True)
+    alt = html.escape(cached(f"alt:{name}", lambda: spec.alt).replace("\n", " "), quote=True)
     pictures = []
     for theme in ("light", "dark"):
         wide = relative(f"{FIGURE_DIR}/{variant_name(name, theme)}.svg", page)
@@ -45,7 +43,7 @@ def figure_markdown(
         )
     full = relative(f"{FIGURE_DIR}/{variant_name(name, 'light')}.svg", page)
     link = f' <a class="figure-full" href="{full}">Open full size</a>'
-    caption_text = texts(f"caption:{name}", lambda: spec.caption)
+    caption_text = cached(f"caption:{name}", lambda: spec.caption)
     caption = f"\n  <figcaption>{caption_html(number, caption_text)}{link}</figcaption>"
     return (
         f'<figure id="{anchor("figure", name)}">\n  '

@@ -23,14 +23,13 @@ that a chapter module never needs the page pipeline. Anything unknown raises
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from .. import FIGURES, TABLES, VALUES, load_all
 from ..interactive import INTERACTIVES, interactive_html
 from ..notation import SYMBOLS, glossary_term
 from ..references import REFERENCES
 from ..text import CHAPTER, caption_html, power_of_ten_markup
-from .base import BookError, anchor
+from .base import BookError, Cached, anchor, computed_now
 from .citations import bibliography, cite_markdown, in_parenthesis, references_markdown, split_keys
 from .figures import figure_markdown
 from .tables import table_markdown
@@ -66,16 +65,6 @@ def numbers(markdown: str, page: str = "") -> dict[tuple[str, str], str]:
 
 #: A hyphen typed as a number's sign ("-0.31"), not inside a word or a range ("0-9").
 _HYPHEN_SIGN = re.compile(r"(?<![\w.-])-(?=\.?\d)")
-
-
-#: How a computed text is obtained: ``cached(key, compute)`` (a key such as
-#: ``"value:rope.theta"``); the build passes :meth:`pe_book.build_cache.BuildCache.text`.
-Cached = Callable[[str, Callable[[], str]], str]
-
-
-def computed_now(key: str, compute: Callable[[], str]) -> str:
-    """No cache: compute the text now."""
-    return compute()
 
 
 def expand_shortcodes(
