@@ -253,6 +253,11 @@ PIPELINE = {
     "figure": ("__init__.py", "render.py"),
     "interactive": ("interactive.py",),
     "html": ("pages/__init__.py",),  # a page's HTML stages; the stamp: its HTML's hash
+    "font": ("fonts.py",),  # the math font's subset; the stamp: its characters' hash
+    # MkDocs' and its plugins' stages of a page; the stamp: their input's hash
+    "markdown": ("kept_stages.py",),
+    "search": ("kept_stages.py",),
+    "print": ("kept_stages.py",),
 }
 
 

@@ -16,7 +16,9 @@ package, never committed and never fetched by the reader:
   the root sign only at its base size, :data:`ONE_SIZE`), the copyright and
   licence names, and writes WOFF2 — about 40 KB instead of the 1.5 MB of the
   whole font. The same characters give the same bytes: the
-  font's own timestamps are kept, never the time of the build.
+  font's own timestamps are kept, never the time of the build;
+* :func:`kept_subset` keeps the subset in the build cache (:mod:`pe_book.build_cache`)
+  for the characters it was made from, so an unchanged build does not subset again.
 
 The hook adds the file to the site as :data:`FONT_FILE`; ``book.css`` loads it
 with ``@font-face`` by a relative URL, so it works from disk and offline.
@@ -24,6 +26,8 @@ with ``@font-face`` by a relative URL, so it works from disk and offline.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import io
 import re
@@ -36,6 +40,7 @@ __all__ = [
     "FONT_SOURCE",
     "ONE_SIZE",
     "italic",
+    "kept_subset",
     "math_characters",
     "source_font",
     "subset_font",
@@ -155,6 +160,21 @@ def subset_font(characters, source: Path | None = None, one_size=ONE_SIZE) -> by
         font.flavor = "woff2"
         font.save(out, reorderTables=True)
     return out.getvalue()
+
+
+def kept_subset(characters, cache) -> bytes:
+    """:func:`subset_font` of ``characters``, kept in the build cache ``cache`` (a
+    :class:`pe_book.build_cache.BuildCache`) as the entry ``font:math``, stamped with the
+    characters and the fontTools version: read back while neither they nor this module
+    and the font file it read changed."""
+    import fontTools
+
+    chars = "".join(sorted(set(characters)))
+    stamp = hashlib.sha256(f"fontTools {fontTools.version}\0{chars}".encode()).hexdigest()
+    kept = cache.text(
+        "font:math", lambda: base64.b64encode(subset_font(chars)).decode("ascii"), stamp
+    )
+    return base64.b64decode(kept)
 
 
 def _drop_vertical_sizes(font, characters) -> None:

@@ -5,7 +5,9 @@
   edits to the library and the book (and keeps them, and what they hold, when not).
 * ``on_files`` renders every registered figure (light and dark SVG, from the build
   cache, :mod:`pe_book.build_cache`, unless what a drawing read changed) and adds them
-  to the site, so ``--strict`` checks links to them.
+  to the site, so ``--strict`` checks links to them. It also has Python-Markdown's
+  conversion, the search entries and print-site's links of each page kept in the build
+  cache by the hash of their input (:mod:`pe_book.kept_stages`).
 * ``on_page_markdown`` runs the shortcode stage of the page pipeline
   (:mod:`pe_book.pages`): ``{{ figure: … }}``, ``{{ table: … }}``, ``{{ value: … }}``,
   ``{{ cite: … }}``, ``{{ references: … }}`` and the rest; computed texts come from the
@@ -121,6 +123,7 @@ def on_files(files, config):
     notebooks.start_executing(files, config)  # in the background, while figures render
     folder = Path(config["config_file_path"]).parent / ".cache" / "book"
     _build["cache"] = cache = _book("build_cache").BuildCache(folder)
+    _book("kept_stages").keep(cache)  # Markdown, search entries, print-site's links
     try:
         svgs = render.render_all_figures(cache)
     except Exception as exc:
@@ -194,7 +197,7 @@ def on_env(env, config, files):
     if _serve["dirty"]:  # pages not rebuilt still show their formulas
         _math_chars.update(*(seen["chars"] for seen in _serve["pages"].values()))
     try:
-        font = fonts.subset_font(_math_chars)
+        font = fonts.kept_subset(_math_chars, cache)
     except Exception as exc:
         raise PluginError(f"subsetting the math font failed: {exc}") from exc
     files.get_file_from_path(fonts.FONT_FILE).content_bytes = font

@@ -163,6 +163,24 @@ def test_the_subset_is_the_same_bytes_whatever_the_clock(monkeypatch):
     assert _font(first)["head"].modified == _source()["head"].modified
 
 
+def test_the_kept_subset_is_the_subset_and_is_made_again_for_other_characters(
+    tmp_path, monkeypatch
+):
+    """kept_subset gives subset_font's bytes, reads them back from the build cache for
+    the same characters, and subsets again for others (the entry is stamped with them)."""
+    from pe_book.build_cache import BuildCache
+
+    made = []
+    subset = fonts.subset_font
+    monkeypatch.setattr(fonts, "subset_font", lambda chars: made.append(chars) or subset(chars))
+    first = fonts.kept_subset(SAMPLE, BuildCache(tmp_path))
+    assert first == subset(SAMPLE) and len(made) == 1
+    assert fonts.kept_subset(sorted(SAMPLE, reverse=True), BuildCache(tmp_path)) == first
+    assert len(made) == 1
+    other = fonts.kept_subset([*SAMPLE, "∫"], BuildCache(tmp_path))
+    assert len(made) == 2 and other != first
+
+
 def test_a_missing_glyph_is_found():
     """The coverage check the site test applies fails for a font built without θ."""
     page = _math(r"\theta + \omega")

@@ -228,6 +228,25 @@ def test_plots_move_out_of_the_page_into_files_loaded_lazily():
     assert plot_files(page, "notebooks/demo.py", "notebooks/demo.html") == (page, {})
 
 
+def test_a_plot_made_smaller_once_is_read_back_from_the_cache(tmp_path, monkeypatch):
+    """With a cache folder, plot_files gives the same bytes, and a second build reads
+    them back instead of encoding the PNG again."""
+    from pe_book.pages import notebook
+
+    finished = _finish(_notebook("A plot of x against y that shows nothing at all, twice."))
+    plain = plot_files(finished, "notebooks/demo.py", "notebooks/demo.html")
+    kept = plot_files(finished, "notebooks/demo.py", "notebooks/demo.html", tmp_path)
+    assert kept == plain and len(list(tmp_path.glob("*.png"))) == 1
+
+    def no_encoding(*args):
+        raise AssertionError("encoded again")
+
+    monkeypatch.setattr(notebook, "_smaller_png", no_encoding)
+    assert plot_files(finished, "notebooks/demo.py", "notebooks/demo.html", tmp_path) == plain
+    with pytest.raises(AssertionError, match="encoded again"):  # the harness sees an encoding
+        plot_files(finished, "notebooks/demo.py", "notebooks/demo.html", tmp_path / "new")
+
+
 #: A 4 × 6 PNG: the phone drawing of the test's 2 × 3 plot.
 PHONE_PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAGCAAAAADBUmCpAAAAEUlEQVR4nGNs"
