@@ -12,6 +12,12 @@ do nothing (their rules are for its page) but delay the first paint:
 :func:`move_plugin_assets` takes them off the site's list, and :func:`finish_print_page`
 puts them on the one page that uses them.
 
+Folded code sessions and exercises' solutions are printed open: paper cannot unfold them.
+:func:`without_line_anchors` takes out the anchor pymdownx.highlight puts before every
+line of code (``anchor_linenums``): on paper no one links to a line, print-site points
+each one's link at an id it does not rename (so none works there), and they weigh about
+22 KB gzipped of the page.
+
 print-site rewrites each chapter's ``src`` and ``href`` for the page's place in the site,
 but not ``srcset``: :func:`sources_beside_images` points each ``<picture>``'s phone source
 into the folder its ``<img>`` now points to (both variants live in one folder).
@@ -26,12 +32,17 @@ from .pages.folds import FOLD_OPEN
 
 #: A folded session as the one-page book prints it: open.
 FOLD_PRINTED = FOLD_OPEN.replace(">", " open>", 1)
+#: An exercise's folded solution (``??? success "Solution"``), and as paper shows it: open,
+#: since a printed page cannot be unfolded.
+SOLUTION_FOLD = '<details class="success">'
+SOLUTION_PRINTED = '<details class="success" open>'
 
 __all__ = [
     "finish_print_page",
     "light_figures_only",
     "move_plugin_assets",
     "sources_beside_images",
+    "without_line_anchors",
 ]
 
 _PICTURE = re.compile(r"<picture\b[^>]*>(?:(?!</picture>).)*</picture>[ \t]*\n?", re.S)
@@ -63,6 +74,21 @@ def light_figures_only(html: str) -> str:
     if left:
         raise ValueError(f"dark figure variants left on the page: {left[:3]}")
     return html
+
+
+_LINE_ANCHOR = re.compile(
+    r'<a id="__codelineno-[\w-]+" name="__codelineno-[\w-]+" href="#[\w-]*__codelineno-[\w-]+"></a>'
+)
+
+
+def without_line_anchors(html: str) -> str:
+    """``html`` without the empty anchor before each line of code (see the module).
+
+    >>> without_line_anchors('<code><a id="__codelineno-0-1" name="__codelineno-0-1" '
+    ...                      'href="#index-__codelineno-0-1"></a>x = 1</code>')
+    '<code>x = 1</code>'
+    """
+    return _LINE_ANCHOR.sub("", html)
 
 
 _SRCSET = re.compile(r'(<source\b[^>]*?\bsrcset=")([^"]+)(")')
@@ -128,5 +154,6 @@ def finish_print_page(
         return False
     html = path.read_text(encoding="utf-8")
     html = sources_beside_images(light_figures_only(html)).replace(FOLD_OPEN, FOLD_PRINTED)
+    html = without_line_anchors(html.replace(SOLUTION_FOLD, SOLUTION_PRINTED))
     path.write_text(with_assets(html, css, js), encoding="utf-8")
     return True

@@ -15,7 +15,10 @@ them all, so bytes count. Three steps:
   colour of a value at most one level away.
 * :func:`compact_svg` (on the saved SVG): coordinates with 2 decimals instead of 6
   (0.01 pt is 1/75 of a CSS pixel), glyph outlines in units of 1/4 instead of 1/64
-  of a font unit (at 10 pt, 1/40 pt), one path per line, no RDF metadata.
+  of a font unit (at 10 pt, 1/40 pt), one path per line, no RDF metadata, and path
+  data in relative commands (each point as its step from the one before, computed from
+  the rounded points, so every point lands where the rounded absolute one did): shorter
+  numbers, about 8 % fewer bytes once gzipped.
 """
 
 from __future__ import annotations
@@ -65,6 +68,44 @@ def _round_numbers(text: str, decimals: int = COORDINATE_DECIMALS) -> str:
     )
 
 
+_PATH_TOKEN = re.compile(r"[A-Za-z]|-?\d+(?:\.\d+)?")
+#: Points each absolute command of matplotlib's path data takes.
+_POINTS = {"M": 1, "L": 1, "Q": 2, "C": 3}
+
+
+def _relative(path_data: str) -> str:
+    """``path_data`` (absolute ``M``, ``L``, ``Q``, ``C`` and ``z``, each command with its
+    points, numbers with at most :data:`COORDINATE_DECIMALS` decimals) in relative
+    commands, the steps computed exactly in units of the last decimal; anything else
+    (relative data already, an exponent, a command repeated without its letter) is
+    returned as it was."""
+    unit = 10**COORDINATE_DECIMALS
+    tokens, out = _PATH_TOKEN.findall(path_data), []
+    if "".join(tokens) != path_data.replace(" ", ""):
+        return path_data
+    here = start = (0, 0)
+    k = 0
+    while k < len(tokens):
+        command = tokens[k]
+        if command == "z":
+            out.append("z")
+            here, k = start, k + 1
+            continue
+        if command not in _POINTS or k + 1 + 2 * _POINTS[command] > len(tokens):
+            return path_data
+        numbers = tokens[k + 1 : k + 1 + 2 * _POINTS[command]]
+        if any(n.isalpha() or len(n.partition(".")[2]) > COORDINATE_DECIMALS for n in numbers):
+            return path_data
+        points = [round(float(n) * unit) for n in numbers]
+        steps = [v - here[j % 2] for j, v in enumerate(points)]
+        out.append(command.lower() + " ".join(_short(v / unit, COORDINATE_DECIMALS) for v in steps))
+        here = (points[-2], points[-1])
+        if command == "M":
+            start = here
+        k += 1 + len(numbers)
+    return " ".join(out)
+
+
 def _one_line(path_data: str) -> str:
     return " ".join(path_data.split())
 
@@ -83,7 +124,8 @@ def compact_svg(svg: bytes) -> bytes:
 
     text = _GLYPH.sub(glyph, text)
     text = _PATH_DATA.sub(
-        lambda m: m.group(1) + _round_numbers(_one_line(m.group(2))) + m.group(3), text
+        lambda m: m.group(1) + _relative(_round_numbers(_one_line(m.group(2)))) + m.group(3),
+        text,
     )
     text = _POSITION.sub(lambda m: m.group(1) + _round_numbers(m.group(2)) + m.group(3), text)
     text = _TRANSLATE.sub(lambda m: m.group(1) + _round_numbers(m.group(2)) + m.group(3), text)

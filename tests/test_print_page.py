@@ -62,9 +62,12 @@ def test_a_figure_without_its_light_variant_fails():
 
 
 def test_the_built_page_is_rewritten_in_place(tmp_path):
-    (tmp_path / "print_page.html").write_text(PAGE, encoding="utf-8")
+    solution = '<details class="success"><summary>Solution</summary>x = 1</details>'
+    (tmp_path / "print_page.html").write_text(PAGE + solution, encoding="utf-8")
     assert finish_print_page(tmp_path)
-    assert "#only-dark" not in (tmp_path / "print_page.html").read_text(encoding="utf-8")
+    printed = (tmp_path / "print_page.html").read_text(encoding="utf-8")
+    assert "#only-dark" not in printed
+    assert '<details class="success" open><summary>Solution</summary>' in printed
     assert not finish_print_page(tmp_path / "elsewhere")
 
 

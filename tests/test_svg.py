@@ -57,6 +57,29 @@ def _elements(svg: bytes) -> list[ET.Element]:
     return list(ET.fromstring(svg).iter())
 
 
+def _absolute(path_data: str) -> list[float]:
+    """The numbers of ``path_data`` as absolute coordinates, as SVG reads them: every
+    point of a relative command (``m``, ``l``, ``q``, ``c``) is a step from the point the
+    command starts at; ``z`` returns to the subpath's start."""
+    tokens = re.findall(r"[A-Za-z]|-?\d+(?:\.\d+)?", path_data)
+    here, start, found, k = (0.0, 0.0), (0.0, 0.0), [], 0
+    while k < len(tokens):
+        command, k = tokens[k], k + 1
+        if command in "zZ":
+            here = start
+            continue
+        count = 2 * {"m": 1, "l": 1, "q": 2, "c": 3}[command.lower()]
+        numbers = [float(t) for t in tokens[k : k + count]]
+        k += count
+        if command.islower():
+            numbers = [v + here[j % 2] for j, v in enumerate(numbers)]
+        found += numbers
+        here = (numbers[-2], numbers[-1])
+        if command in "mM":
+            start = here
+    return found
+
+
 def _glyph_scale(element: ET.Element) -> float:
     match = re.fullmatch(r"scale\(([\d.]+)\)", element.get("transform", ""))
     return float(match.group(1)) if match else 1.0
@@ -75,8 +98,8 @@ def test_compact_svg_moves_no_point_by_more_than_its_rounding():
     for a, b in zip(old, new, strict=True):
         assert set(a.attrib) == set(b.attrib), a.attrib
         if a.tag == f"{SVG}path" and a.get("d"):
-            xs = np.array(NUMBER.findall(a.get("d")), float) * _glyph_scale(a)
-            ys = np.array(NUMBER.findall(b.get("d")), float) * _glyph_scale(b)
+            xs = np.array(_absolute(a.get("d")), float) * _glyph_scale(a)
+            ys = np.array(_absolute(b.get("d")), float) * _glyph_scale(b)
             assert xs.shape == ys.shape
             if _glyph_scale(a) != 1.0:  # a glyph outline: units of 1/64 pt at 100 pt
                 glyphs += 1
@@ -88,6 +111,19 @@ def test_compact_svg_moves_no_point_by_more_than_its_rounding():
             if a.get(key) is not None:
                 assert float(a.get(key)) == pytest.approx(float(b.get(key)), abs=0.005)
     assert glyphs >= 10, "the drawing's text is drawn from glyph outlines"
+
+
+def test_path_data_becomes_relative_and_lands_on_the_rounded_points():
+    from pe_book.svg import _relative
+
+    absolute = "M 10.5 20 L 12.25 19.5 Q 13 14 15.5 15 C 1 2 3 4 5 6 z M 7 8 L 9.01 8 z"
+    relative = _relative(absolute)
+    assert relative.startswith("m10.5 20 l1.75 -0.5 q0.75 -5.5 3.25 -4.5 c-14.5 -13")
+    assert _absolute(relative) == _absolute(absolute)
+    wrong = relative.replace("l1.75", "l1.76")  # the check sees a point moved by 0.01
+    assert _absolute(wrong) != _absolute(absolute)
+    for kept in ("m1 2 l3 4", "M 1 2 L 3 4 5 6", "M 1e-05 2 L 3 4", "M 1.234 2 L 3 4"):
+        assert _relative(kept) == kept  # relative already, implicit, exponent, 3 decimals
 
 
 def test_compact_svg_keeps_size_and_transforms_but_is_much_smaller():
