@@ -8,13 +8,15 @@ and turns it into a page, which the page pipeline then finishes
 (:mod:`pe_book.pages.notebook`).
 
 :func:`notebook_json` writes the ``.ipynb`` offered for download (generated at
-build time, never committed). In a notebook, :func:`use_notebook_style` draws
-with the book's light colours on a white background, readable in a dark Jupyter
-theme too; on the site's dark palette the stylesheet inverts the plots' lightness
-(keeping their hues), so that they do not glare as white cards. In the kernels the
-build starts it also draws every plot a second time for a phone's column
-(:func:`phone_png`: narrower, panels stacked, legends under their panels), which the
-page shows under 600 px instead of the wide plot.
+build time, never committed), which runs outside a clone of the book: it imports the
+library alone (its first cell installs it where it is missing, from the wheel the site
+serves beside it, :mod:`pe_book.wheel`), and its style cell sets the book's light
+colours on a white background, readable in a dark Jupyter theme too, as
+:func:`use_notebook_style` does (the tests hold the two equal). On the site's dark
+palette the stylesheet inverts the plots' lightness (keeping their hues), so that they
+do not glare as white cards. In the kernels the build starts, every plot is drawn a
+second time for a phone's column (:func:`phone_png`: narrower, panels stacked, legends
+under their panels), which the page shows under 600 px instead of the wide plot.
 """
 
 from __future__ import annotations
@@ -97,8 +99,9 @@ PHONE_PLOT_INCHES, PHONE_PLOT_DPI = 3.4, 200
 #: The least height of a panel on a phone, and what each legend under a panel adds.
 PHONE_PANEL_INCHES, PHONE_LEGEND_INCHES = 2.6, 0.6
 PHONE_PLOT_MIME = "image/x-pe-phone-png"
-#: Set in the kernels the build starts (:func:`execute_notebook`), not in a reader's.
-PHONE_PLOTS_ENV = "PE_BOOK_PHONE_PLOTS"
+#: Run as the kernels the build starts (:func:`execute_notebook`) start, not in a reader's:
+#: every plot is drawn for a phone too, with no line of the notebook asking for it.
+PHONE_PLOTS_SETUP = "__import__('pe_book.notebooks').notebooks._draw_phone_plots()"
 
 
 def phone_png(fig) -> bytes:
@@ -182,29 +185,39 @@ def _wrapped(words: str, width: int = 30) -> str:
 
 def _draw_phone_plots() -> None:
     """Give every figure the kernel displays a second output, :func:`phone_png` as
-    :data:`PHONE_PLOT_MIME` (base64), beside the inline backend's PNG."""
+    :data:`PHONE_PLOT_MIME` (base64), beside the inline backend's PNG.
+
+    Selecting the inline backend (``%matplotlib inline``, or importing pyplot) takes
+    figures off every formatter, this one too: it is given them again after every cell,
+    before the inline backend shows the cell's figures."""
     import base64
 
     from IPython import get_ipython
     from IPython.core.formatters import BaseFormatter
-    from matplotlib.figure import Figure
 
     shell = get_ipython()
-    if shell is None or PHONE_PLOT_MIME in shell.display_formatter.formatters:
+    if shell is None:
         return
+    formatter = shell.display_formatter.formatters.get(PHONE_PLOT_MIME)
+    if formatter is None:
 
-    class PhonePlot(BaseFormatter):
-        format_type = PHONE_PLOT_MIME
+        class PhonePlot(BaseFormatter):
+            format_type = PHONE_PLOT_MIME
 
-    formatter = PhonePlot(parent=shell.display_formatter)
-    formatter.for_type(Figure, lambda fig: base64.b64encode(phone_png(fig)).decode("ascii"))
-    shell.display_formatter.formatters[PHONE_PLOT_MIME] = formatter
-    shell.display_formatter.active_types.append(PHONE_PLOT_MIME)
+        formatter = PhonePlot(parent=shell.display_formatter)
+        shell.display_formatter.formatters[PHONE_PLOT_MIME] = formatter
+        shell.display_formatter.active_types.append(PHONE_PLOT_MIME)
+        shell.events.register("post_execute", _draw_phone_plots)
+    formatter.for_type_by_name(
+        "matplotlib.figure",
+        "Figure",
+        lambda fig: base64.b64encode(phone_png(fig)).decode("ascii"),
+    )
 
 
 def use_notebook_style() -> None:
-    """Draw with the book's light theme on a white background, with constrained layout
-    (and, in the build's kernels, each plot drawn for a phone too: :func:`phone_png`)."""
+    """Draw with the book's light theme on a white background, with constrained layout:
+    what the style cell of every notebook sets (``tests/test_notebook_downloads.py``)."""
     import matplotlib
 
     from .style import THEMES
@@ -220,8 +233,6 @@ def use_notebook_style() -> None:
             "figure.dpi": 100,
         }
     )
-    if os.environ.get(PHONE_PLOTS_ENV) == "1":
-        _draw_phone_plots()
 
 
 def configure_jupyter(config) -> None:
@@ -303,8 +314,13 @@ def execute_notebook(source, *, kernel_name: str = "python3", allow_errors: bool
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
     notebook = read_notebook(source)
-    client = nbclient.NotebookClient(notebook, kernel_name=kernel_name, allow_errors=allow_errors)
-    client.execute(env={**os.environ, PHONE_PLOTS_ENV: "1"})
+    client = nbclient.NotebookClient(
+        notebook,
+        kernel_name=kernel_name,
+        allow_errors=allow_errors,
+        extra_arguments=[f"--IPKernelApp.exec_lines={PHONE_PLOTS_SETUP}"],
+    )
+    client.execute()
     notebook, _ = CoalesceStreamsPreprocessor().preprocess(notebook, {})
     return notebook
 
@@ -325,6 +341,8 @@ def _execute_into_cache(source: str, cache: Path, options: dict) -> None:
         source, kernel_name=options["kernel_name"], allow_errors=options["allow_errors"]
     )
     phones = take_phone_plots(executed)
+    if None in phones:
+        raise RuntimeError(f"{source}: plot {phones.index(None) + 1} was not drawn for a phone")
     with tempfile.TemporaryDirectory() as folder:
         executed_path = Path(folder) / f"{Path(source).stem}.ipynb"
         nbformat.write(executed, executed_path)

@@ -34,7 +34,8 @@
   search index and the first build's one-page book.
 * ``on_config``/``on_files`` also point mkdocs-jupyter's cache at a folder keyed
   by the library's sources, start executing the notebooks in the background (their
-  pages wait for them in ``on_page_markdown``) and add each ``.ipynb`` download.
+  pages wait for them in ``on_page_markdown``) and add each ``.ipynb`` download, with
+  the library's wheel that a notebook's first cell installs (:mod:`pe_book.wheel`).
 """
 
 from __future__ import annotations
@@ -136,6 +137,13 @@ def on_files(files, config):
     for source in [f for f in files if notebooks.is_notebook(f.src_uri)]:
         text = notebooks.notebook_json(source.abs_src_path)
         files.append(File.generated(config, notebooks.download_name(source.src_uri), content=text))
+    wheel = _book("wheel")  # the library, as the notebooks' first cell installs it
+    root = Path(config["config_file_path"]).parent
+    try:
+        data = wheel.library_wheel(root, root / ".cache" / "wheel")
+    except RuntimeError as exc:
+        raise PluginError(str(exc)) from exc
+    files.append(File.generated(config, wheel.wheel_path(root), content=data))
     _math_chars.clear()  # the math font is written in on_env, once every page is rendered
     if _serve["dirty"]:
         _rebuild_stale_pages(files, cache)

@@ -127,10 +127,15 @@ def test_download_is_stable_valid_and_without_outputs(source):
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
-def test_links_to_the_book_name_existing_pages(source):
+def test_links_to_the_book_name_existing_pages_as_the_site_serves_them(source):
+    """``use_directory_urls: false``: a page is ``a/b.html`` (the downloaded notebook
+    follows its links as written; tests/test_notebook_downloads.py checks the build's)."""
+    assert mkdocs_config()["use_directory_urls"] is False
     for target in re.findall(re.escape(SITE) + r"([\w/.-]*)", source.read_text(encoding="utf-8")):
-        stem = target.removesuffix("/").removesuffix(".html") or "index"
-        assert (DOCS / f"{stem}.md").exists() or (DOCS / stem / "index.md").exists(), target
+        if not target:  # the site's root (the install cell's SITE)
+            continue
+        assert target.endswith(".html"), f"{target}: write {target.rstrip('/')}.html"
+        assert (DOCS / target).with_suffix(".md").exists(), target
 
 
 def test_every_notebook_is_in_the_nav_and_executed_strictly():
@@ -163,7 +168,7 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAAAAACcgYFdAAAAC0lEQVR4nGNggAIAAAkAAftSu
 RENDERED = f"""<style>.jp-Cell {{ color: red }}</style><script>var x;</script>
 <div class="jupyter-wrapper"><div class="jp-Notebook">
 <div class="jp-Cell jp-MarkdownCell jp-Notebook-cell" id="cell-id=9f3a01bc">
-<h1>Title</h1><p><a href="{SITE}foundations/sinusoidal/#why">see</a>
+<h1>Title</h1><p><a href="{SITE}foundations/sinusoidal.html#why">see</a>
 <a href="https://example.org/">elsewhere</a></p></div>
 <div class="jp-Cell jp-CodeCell jp-Notebook-cell">
 <div class="jp-Cell jp-CodeCell jp-Notebook-cell" id="cell-id=77aa0e1d">
@@ -372,8 +377,16 @@ def test_a_plot_is_a_numbered_figure_with_its_caption_in_the_books_notation():
 
 
 def test_link_to_a_missing_page_fails_the_build():
-    html = RENDERED.replace("foundations/sinusoidal/#why", "foundations/nope/")
+    html = RENDERED.replace("foundations/sinusoidal.html#why", "foundations/nope/")
     with pytest.raises(BookError, match="foundations/nope/ is not a page"):
+        _finish(_notebook("A plot of x against y that shows nothing in particular at all."), html)
+
+
+def test_link_in_a_form_the_site_does_not_serve_fails_the_build():
+    """The download keeps a link as written: a folder-style link is a 404 on a site built
+    with ``use_directory_urls: false``, though the page's relative link would work."""
+    html = RENDERED.replace("foundations/sinusoidal.html#why", "foundations/sinusoidal/#why")
+    with pytest.raises(BookError, match="serves as .*foundations/sinusoidal.html"):
         _finish(_notebook("A plot of x against y that shows nothing in particular at all."), html)
 
 
@@ -398,6 +411,24 @@ def test_printed_chunks_become_one_output(tmp_path):
     (cell,) = [c for c in notebook.cells if c.cell_type == "code"]
     assert [o.output_type for o in cell.outputs] == ["stream"]
     assert cell.outputs[0].text == "a\nb\n"
+
+
+def test_the_builds_kernels_draw_every_plot_for_a_phone_unasked(tmp_path):
+    """No line of a notebook asks for the phone drawings (a reader's kernel has no
+    pe_book): the build starts its kernels with them, and they outlive the inline
+    backend's set-up, which takes figures off every formatter."""
+    from pe_book.notebooks import PHONE_PLOT_MIME, execute_notebook, take_phone_plots
+
+    source = tmp_path / "plots.py"
+    source.write_text(
+        "# %%\n# %matplotlib inline\nimport matplotlib.pyplot as plt\n\n"
+        "# %%\nplt.plot([0, 1])\n\n# %%\nplt.figure()\nplt.plot([1, 0])\n",
+        encoding="utf-8",
+    )
+    notebook = execute_notebook(source)
+    phones = take_phone_plots(notebook)
+    assert len(phones) == 2 and None not in phones
+    assert all(PHONE_PLOT_MIME not in o.get("data", {}) for c in notebook.cells for o in c.outputs)
 
 
 def test_markdown_math_becomes_the_chapters_mathml():

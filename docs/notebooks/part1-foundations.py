@@ -14,20 +14,34 @@
 # # Part I · Foundations
 #
 # A companion notebook to Part I of *Positional Encoding, Explained*
-# ([the order problem](https://pe-explained.github.io/pe_explained/foundations/order-problem/),
-# [the sinusoidal encoding](https://pe-explained.github.io/pe_explained/foundations/sinusoidal/),
-# [its properties](https://pe-explained.github.io/pe_explained/foundations/properties/)).
+# ([the order problem](https://pe-explained.github.io/pe_explained/foundations/order-problem.html),
+# [the sinusoidal encoding](https://pe-explained.github.io/pe_explained/foundations/sinusoidal.html),
+# [its properties](https://pe-explained.github.io/pe_explained/foundations/properties.html)).
 # Every cell runs in a second or two; change the parameters and run it again.
 #
-# It needs the book’s library, `pe_explained`: from a clone of the book’s repository,
-# `python3 scripts/book.py setup` installs it (with numpy and matplotlib) into `.venv`.
+# Its first cell installs what it needs where it is missing (in Colab, or a Jupyter
+# of your own): the book’s library, `pe_explained`, in the version this site was
+# built with, and matplotlib. In a clone of the book’s repository,
+# `python3 scripts/book.py setup` has installed both into `.venv` already.
+
+# %%
+# The book's library, pe_explained, where it is missing: the version the book's
+# site was built with, from the site (numpy comes with it), and matplotlib.
+import importlib.util
+import subprocess
+import sys
+
+SITE = "https://pe-explained.github.io/pe_explained/"
+WHEEL = SITE + "notebooks/pe_explained-0.1.0-py3-none-any.whl"
+if importlib.util.find_spec("pe_explained") is None:
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, WHEEL, "matplotlib"], check=True)
 
 # %%
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import numpy as np
 
-from pe_book.notebooks import use_notebook_style
 from pe_explained import sinusoidal, sinusoidal_frequencies, sinusoidal_wavelengths
 from pe_explained.attention import self_attention, toy_embeddings
 from pe_explained.properties import (
@@ -37,8 +51,23 @@ from pe_explained.properties import (
     offset_matrix,
 )
 
-use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)
+
+# %%
+# The book's colours on a white background (without this cell: matplotlib's)
+ink, grey = "#1f1f1f", "#6b6b6b"
+plt.rcParams.update({
+    "axes.prop_cycle": plt.cycler(color=[
+        "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#7B52AE", "#000000",
+    ]),
+    "text.color": ink, "axes.labelcolor": ink, "axes.titlecolor": ink,
+    "xtick.color": ink, "ytick.color": ink, "legend.labelcolor": ink,
+    "axes.edgecolor": grey, "grid.color": grey, "grid.alpha": 0.35,
+    "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 11,
+    "legend.edgecolor": "none", "legend.framealpha": 0.85,
+    "lines.linewidth": 1.8, "lines.dotted_pattern": [1.2, 1.3],
+    "image.cmap": "RdBu_r", "figure.constrained_layout.use": True,
+})
 
 # %% [markdown]
 # ## 1. Attention alone cannot see order
@@ -47,7 +76,7 @@ np.set_printoptions(precision=4, suppress=True)
 # an encoder), first as “dog bites man”, then as “man bites dog”. Without positions the
 # second output is exactly the first one with its rows reordered: the head cannot tell
 # the sentences apart. A causal mask alone would break that symmetry;
-# [chapter 14](https://pe-explained.github.io/pe_explained/modern/xpos-nope/) shows how one
+# [chapter 14](https://pe-explained.github.io/pe_explained/modern/xpos-nope.html) shows how one
 # attention head can read every position back from it.
 
 # %%
@@ -81,7 +110,7 @@ print("largest change in the output for 'dog':", round(float(np.abs(out_swapped[
 #
 # Pair $i$ of the encoding is a sine and a cosine of the same angle,
 # $\theta = pos\,\omega_i$, with $\omega_i = \text{base}^{-2i/d_{\text{model}}}$. In the
-# *interleaved* layout of [Vaswani et al. (2017)](https://pe-explained.github.io/pe_explained/appendix/bibliography/#vaswani2017), column $2i$ holds
+# *interleaved* layout of [Vaswani et al. (2017)](https://pe-explained.github.io/pe_explained/appendix/bibliography.html#vaswani2017), column $2i$ holds
 # the sine and column $2i+1$ the cosine.
 
 # %%
@@ -137,7 +166,7 @@ print(f"closed form: dot product {dot_product_by_offset(k, d_model):.6f}, "
 # $d_{\text{model}} / 2$) and the distance is 0 there. Moving away, the dot product falls and
 # the distance rises, but only at first: the distance is not an increasing function
 # of the offset
-# ([chapter 4](https://pe-explained.github.io/pe_explained/foundations/properties/)).
+# ([chapter 4](https://pe-explained.github.io/pe_explained/foundations/properties.html)).
 # A few positions out it already dips, so a farther position can be closer than a
 # nearer one (Figure 2). Both curves are symmetric in $k$, so neither tells “before”
 # from “after”.
@@ -178,7 +207,7 @@ print("M(k) is a rotation (orthogonal):", np.allclose(m @ m.T, np.eye(d_model)))
 # %% [markdown]
 # Each pair walks round the unit circle, one step of $\omega_i$ radians per position:
 # large steps for the first pair, tiny ones for the later pairs. Drawn as the clock
-# hands of [chapter 6](https://pe-explained.github.io/pe_explained/foundations/intuitions/),
+# hands of [chapter 6](https://pe-explained.github.io/pe_explained/foundations/intuitions.html),
 # with the sine across and the cosine up, every pair starts at 12 o’clock and turns
 # clockwise (Figure 3).
 

@@ -14,11 +14,26 @@
 # # Part II · Position in the model
 #
 # A companion notebook to Part II of *Positional Encoding, Explained*
-# ([the layer](https://pe-explained.github.io/pe_explained/model/layer/),
-# [learned embeddings](https://pe-explained.github.io/pe_explained/model/learned/),
-# [relative positions](https://pe-explained.github.io/pe_explained/model/relative/)).
-# It needs the book’s library, `pe_explained` (`python3 scripts/book.py setup` in a
-# clone of the book’s repository installs it into `.venv`).
+# ([the layer](https://pe-explained.github.io/pe_explained/model/layer.html),
+# [learned embeddings](https://pe-explained.github.io/pe_explained/model/learned.html),
+# [relative positions](https://pe-explained.github.io/pe_explained/model/relative.html)).
+# Its first cell installs what it needs where it is missing (in Colab, or a Jupyter
+# of your own): the book’s library, `pe_explained`, in the version this site was
+# built with, and matplotlib. In a clone of the book’s repository,
+# `python3 scripts/book.py setup` has installed both into `.venv` already.
+
+# %%
+# The book's library, pe_explained, where it is missing: the version the book's
+# site was built with, from the site (numpy comes with it), and matplotlib.
+import importlib.util
+import subprocess
+import sys
+
+SITE = "https://pe-explained.github.io/pe_explained/"
+WHEEL = SITE + "notebooks/pe_explained-0.1.0-py3-none-any.whl"
+if importlib.util.find_spec("pe_explained") is None:
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, WHEEL, "matplotlib"], check=True)
 
 # %%
 # %matplotlib inline
@@ -26,13 +41,27 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import patheffects
 
-from pe_book.notebooks import use_notebook_style
 from pe_explained.layer import SinusoidalPositionalEncoding, TokenEmbedding, transformer_shapes
 from pe_explained.learned import LearnedPositionalEmbedding, learned_parameter_count
 from pe_explained.relative import relative_distances, shaw_attention, shaw_relative_index
 
-use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)
+
+# %%
+# The book's colours on a white background (without this cell: matplotlib's)
+ink, grey = "#1f1f1f", "#6b6b6b"
+plt.rcParams.update({
+    "axes.prop_cycle": plt.cycler(color=[
+        "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#7B52AE", "#000000",
+    ]),
+    "text.color": ink, "axes.labelcolor": ink, "axes.titlecolor": ink,
+    "xtick.color": ink, "ytick.color": ink, "legend.labelcolor": ink,
+    "axes.edgecolor": grey, "grid.color": grey, "grid.alpha": 0.35,
+    "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 11,
+    "legend.edgecolor": "none", "legend.framealpha": 0.85,
+    "lines.linewidth": 1.8, "lines.dotted_pattern": [1.2, 1.3],
+    "image.cmap": "RdBu_r", "figure.constrained_layout.use": True,
+})
 
 # %% [markdown]
 # ## 1. The layer, shape by shape
@@ -121,7 +150,7 @@ plt.show()
 # ## 3. Relative positions (Shaw et al.)
 #
 # Instead of a vector per absolute position,
-# [Shaw et al. (2018)](https://pe-explained.github.io/pe_explained/appendix/bibliography/#shaw2018) learn a vector per *offset*
+# [Shaw et al. (2018)](https://pe-explained.github.io/pe_explained/appendix/bibliography.html#shaw2018) learn a vector per *offset*
 # $j - i$ between a query $i$ and a key $j$, clipped to $\pm k$. Every (query, key) pair
 # reads one row of a table of $2k + 1$ vectors (Figure 2):
 

@@ -14,19 +14,33 @@
 # # Part III · Modern encodings
 #
 # A companion notebook to Part III of *Positional Encoding, Explained*
-# ([RoPE](https://pe-explained.github.io/pe_explained/modern/rope/),
-# [ALiBi](https://pe-explained.github.io/pe_explained/modern/alibi/),
-# [T5’s relative bias](https://pe-explained.github.io/pe_explained/modern/t5-bias/),
-# [stretching the context](https://pe-explained.github.io/pe_explained/modern/context-extension/)).
-# It needs the book’s library, `pe_explained` (`python3 scripts/book.py setup` in a
-# clone of the book’s repository installs it into `.venv`).
+# ([RoPE](https://pe-explained.github.io/pe_explained/modern/rope.html),
+# [ALiBi](https://pe-explained.github.io/pe_explained/modern/alibi.html),
+# [T5’s relative bias](https://pe-explained.github.io/pe_explained/modern/t5-bias.html),
+# [stretching the context](https://pe-explained.github.io/pe_explained/modern/context-extension.html)).
+# Its first cell installs what it needs where it is missing (in Colab, or a Jupyter
+# of your own): the book’s library, `pe_explained`, in the version this site was
+# built with, and matplotlib. In a clone of the book’s repository,
+# `python3 scripts/book.py setup` has installed both into `.venv` already.
+
+# %%
+# The book's library, pe_explained, where it is missing: the version the book's
+# site was built with, from the site (numpy comes with it), and matplotlib.
+import importlib.util
+import subprocess
+import sys
+
+SITE = "https://pe-explained.github.io/pe_explained/"
+WHEEL = SITE + "notebooks/pe_explained-0.1.0-py3-none-any.whl"
+if importlib.util.find_spec("pe_explained") is None:
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, WHEEL, "matplotlib"], check=True)
 
 # %%
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import numpy as np
 
-from pe_book.notebooks import use_notebook_style
 from pe_explained import (
     alibi_bias,
     alibi_slopes,
@@ -37,8 +51,23 @@ from pe_explained import (
     t5_relative_bucket,
 )
 
-use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)
+
+# %%
+# The book's colours on a white background (without this cell: matplotlib's)
+ink, grey = "#1f1f1f", "#6b6b6b"
+plt.rcParams.update({
+    "axes.prop_cycle": plt.cycler(color=[
+        "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#7B52AE", "#000000",
+    ]),
+    "text.color": ink, "axes.labelcolor": ink, "axes.titlecolor": ink,
+    "xtick.color": ink, "ytick.color": ink, "legend.labelcolor": ink,
+    "axes.edgecolor": grey, "grid.color": grey, "grid.alpha": 0.35,
+    "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 11,
+    "legend.edgecolor": "none", "legend.framealpha": 0.85,
+    "lines.linewidth": 1.8, "lines.dotted_pattern": [1.2, 1.3],
+    "image.cmap": "RdBu_r", "figure.constrained_layout.use": True,
+})
 
 # %% [markdown]
 # ## 1. RoPE: the score depends only on the offset
@@ -164,7 +193,7 @@ plt.show()
 # Llama 3.1 has $\text{base} = 500000$ and factor 8. Its 8192 is the rule’s *original*
 # context (`original_max_position_embeddings`). The rule is in Meta’s released code
 # and in Llama 3.1’s config, not in the Llama 3 report
-# ([chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension/#llama-3s-rule)).
+# ([chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension.html#llama-3s-rule)).
 # Position interpolation stretches every pair by the factor; NTK-aware scaling keeps the
 # fastest pair and stretches the slowest by the factor; YaRN and Llama 3 keep the fast
 # pairs, stretch the slow ones by the factor and blend in between (Figure 4). Each
@@ -225,4 +254,4 @@ plt.show()
 #   (interpolation), smoothly more for slow pairs (NTK-aware), or none of the fastest,
 #   all of the slowest and a blended band in between that reaches pairs faster than
 #   the context (YaRN, Llama 3;
-#   [chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension/) counts them).
+#   [chapter 15](https://pe-explained.github.io/pe_explained/modern/context-extension.html) counts them).

@@ -14,19 +14,33 @@
 # # Part IV · Practice
 #
 # A companion notebook to Part IV of *Positional Encoding, Explained*
-# ([conventions, side by side](https://pe-explained.github.io/pe_explained/practice/conventions/),
-# [choosing an encoding](https://pe-explained.github.io/pe_explained/practice/choosing/)).
+# ([conventions, side by side](https://pe-explained.github.io/pe_explained/practice/conventions.html),
+# [choosing an encoding](https://pe-explained.github.io/pe_explained/practice/choosing.html)).
 # It lines up the tables that different code bases call “the sinusoidal encoding”
 # and the two layouts of RoPE, and measures how far apart they are.
-# It needs the book’s library, `pe_explained` (`python3 scripts/book.py setup` in a
-# clone of the book’s repository installs it into `.venv`).
+# Its first cell installs what it needs where it is missing (in Colab, or a Jupyter
+# of your own): the book’s library, `pe_explained`, in the version this site was
+# built with, and matplotlib. In a clone of the book’s repository,
+# `python3 scripts/book.py setup` has installed both into `.venv` already.
+
+# %%
+# The book's library, pe_explained, where it is missing: the version the book's
+# site was built with, from the site (numpy comes with it), and matplotlib.
+import importlib.util
+import subprocess
+import sys
+
+SITE = "https://pe-explained.github.io/pe_explained/"
+WHEEL = SITE + "notebooks/pe_explained-0.1.0-py3-none-any.whl"
+if importlib.util.find_spec("pe_explained") is None:
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, WHEEL, "matplotlib"], check=True)
 
 # %%
 # %matplotlib inline
 import matplotlib.pyplot as plt
 import numpy as np
 
-from pe_book.notebooks import use_notebook_style
 from pe_explained import (
     apply_rope,
     fairseq_positions,
@@ -37,14 +51,29 @@ from pe_explained import (
     tensor2tensor_timing_signal,
 )
 
-use_notebook_style()  # the book's colours, on a white background
 np.set_printoptions(precision=4, suppress=True)
+
+# %%
+# The book's colours on a white background (without this cell: matplotlib's)
+ink, grey = "#1f1f1f", "#6b6b6b"
+plt.rcParams.update({
+    "axes.prop_cycle": plt.cycler(color=[
+        "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#7B52AE", "#000000",
+    ]),
+    "text.color": ink, "axes.labelcolor": ink, "axes.titlecolor": ink,
+    "xtick.color": ink, "ytick.color": ink, "legend.labelcolor": ink,
+    "axes.edgecolor": grey, "grid.color": grey, "grid.alpha": 0.35,
+    "axes.spines.top": False, "axes.spines.right": False, "axes.titlesize": 11,
+    "legend.edgecolor": "none", "legend.framealpha": 0.85,
+    "lines.linewidth": 1.8, "lines.dotted_pattern": [1.2, 1.3],
+    "image.cmap": "RdBu_r", "figure.constrained_layout.use": True,
+})
 
 # %% [markdown]
 # ## 1. Four sinusoidal tables
 #
 # The same two positions in four conventions: the interleaved layout of
-# [Vaswani et al. (2017)](https://pe-explained.github.io/pe_explained/appendix/bibliography/#vaswani2017), the
+# [Vaswani et al. (2017)](https://pe-explained.github.io/pe_explained/appendix/bibliography.html#vaswani2017), the
 # same numbers in split halves (all sines, then all cosines), tensor2tensor’s timing
 # signal and fairseq’s table. All four tables are $d_{\text{model}} = 8$ columns wide.
 
@@ -114,7 +143,7 @@ plt.show()
 # example GPT-J (`rotate_every_two`), Command R, GLM and Helium (a `rotate_half` that
 # takes `x[..., 0::2]` and `x[..., 1::2]`), Llama 4 and DeepSeek-V2 (complex
 # multiplies) and DeepSeek-V3 (interleaved pairs rotated at run time).
-# [Chapter 16](https://pe-explained.github.io/pe_explained/practice/conventions/) gives
+# [Chapter 16](https://pe-explained.github.io/pe_explained/practice/conventions.html) gives
 # the model types the library knows, and `python -m pe_explained inspect config.json`
 # reports the pairing of any config. The same weights give different attention scores
 # in the two layouts — unless the query and key dimensions are permuted head by head

@@ -11,7 +11,8 @@ finished as the chapters' pages are. :func:`finish_html`
 * sets the math of its Markdown cells as MathML and binds it to its punctuation, as the
   MathML and typography stages do for the chapters,
 * turns links to the published book into links relative to the page, checking
-  that the page exists, and adds a link to download the notebook.
+  that the page exists and that the link names it as the site serves it (so that it
+  works in the downloaded notebook too), and adds a link to download the notebook.
 
 :func:`plot_files` then moves the plots nbconvert inlines as ``data:`` URIs into files
 of their own, loaded lazily: the page's HTML shrinks from ~160 KB to ~15 KB gzipped, so
@@ -145,7 +146,9 @@ def finish_html(
         The published address of the book; links starting with it become relative.
     page_urls : dict of str to str
         Docs-relative source path -> site-relative URL of every page. A link to
-        the book must name one of them, in either URL style (``a/b/`` or ``a/b.html``).
+        the book must name one of them as the site serves it (``a/b.html``, or ``a/b/``
+        with ``use_directory_urls``), or the site's root: the downloaded notebook keeps
+        the link as it is written.
     """
     from bs4 import BeautifulSoup, Comment
 
@@ -305,6 +308,11 @@ def _local_link(href: str, page: str, page_url: str, site_url: str, aliases: dic
     target, _, fragment = href[len(base) :].partition("#")
     if target not in aliases:
         raise BookError(f"{page}: link to {href} is not a page of the book")
+    if target not in (aliases[target], ""):
+        raise BookError(
+            f"{page}: link to {href} names a page the site serves as {base}{aliases[target]}"
+            " (a link of the downloaded notebook is followed as it is written)"
+        )
     return relative_url(aliases[target], page_url) + (f"#{fragment}" if fragment else "")
 
 
