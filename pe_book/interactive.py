@@ -53,18 +53,21 @@ class InteractiveSpec:
     title: str
     defaults: Callable[[], dict]  # the widget's starting parameters (JSON-serialisable)
     script: str = CORE_SCRIPT  # the script (docs/assets/javascripts/<script>.js) that draws it
+    replaces_figure: bool = False  # on screen, the drawn widget stands for the figure above
 
 
 INTERACTIVES: dict[str, InteractiveSpec] = {}
 
 
-def interactive(name: str, *, title: str, script: str = CORE_SCRIPT):
+def interactive(name: str, *, title: str, script: str = CORE_SCRIPT, replaces_figure=False):
     """Register the parameters of the widget ``name``; ``title`` heads it on the page.
 
     ``script`` names the file under ``docs/assets/javascripts/`` that draws it: the core
     (``interactive.js``: the lazy loader, the drawing kit and the first widgets) or a
     script of its own, which the pages holding its container load after the core and
-    which adds its widgets with ``window.peInteractive.register``."""
+    which adds its widgets with ``window.peInteractive.register``. ``replaces_figure``: the
+    widget starts from its figure's parameters, so once drawn it takes the place of the
+    figure's drawing on screen (the caption stays); print keeps the figure (book.css)."""
     if not isinstance(name, str) or not name.replace("_", "").isalnum():
         raise ValueError(f"interactive name must be letters, digits and underscores: {name!r}")
     if not isinstance(title, str) or len(title.strip()) < 10:
@@ -75,7 +78,8 @@ def interactive(name: str, *, title: str, script: str = CORE_SCRIPT):
     def register(defaults):
         if name in INTERACTIVES:
             raise ValueError(f"interactive {name!r} is registered twice")
-        INTERACTIVES[name] = InteractiveSpec(name, title.strip(), defaults, script)
+        spec = InteractiveSpec(name, title.strip(), defaults, script, bool(replaces_figure))
+        INTERACTIVES[name] = spec
         return defaults
 
     return register
@@ -131,6 +135,8 @@ def interactive_html(name: str) -> str:
     anchor = f"interactive-{name.replace('_', '-')}"
     # the page loads this script after the core (docs/overrides/main.html)
     script = "" if spec.script == CORE_SCRIPT else f' data-script="{spec.script}"'
+    if spec.replaces_figure:  # book.css hides the figure's drawing on screen once it is drawn
+        script += " data-replaces-figure"
     # $…$ set as the prose sets it, apostrophes curly as the prose's
     title = inline_math_html(curly_apostrophes(spec.title), plain=True)
     return (

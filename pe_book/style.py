@@ -364,3 +364,35 @@ def heatmap_panels(
     axes[0].set_ylabel("position pos")
     fig.colorbar(image, ax=axes, shrink=0.9, label=colorbar_label)
     return fig
+
+
+def flow_column(ax, theme, steps, x: float, *, bold: bool = False, arrow=(0.32, 0.68)) -> None:
+    """Boxes from top to bottom at ``x`` (row k at y = k, in an axes whose y grows down),
+    each joined to the one above by an arrow from ``arrow[1]`` to ``arrow[0]`` above it;
+    ``steps`` = (label, is_position): a position's box is edged in the accent colour
+    (bold text when ``bold``), as chapter 8 and chapter 11 draw a layer."""
+    accent = theme.cycle[1]
+    for row, (label, is_position) in enumerate(steps):
+        ax.text(
+            x,
+            row,
+            label,
+            ha="center",
+            va="center",
+            fontsize=9,
+            color=theme.text,
+            fontweight="bold" if bold and is_position else "normal",
+            bbox={
+                "boxstyle": "round,pad=0.35",
+                "facecolor": "none",
+                "edgecolor": accent if is_position else theme.muted,
+                "linewidth": 2.0 if is_position else 1.0,
+            },
+        )
+        if row:
+            ax.annotate(
+                "",
+                xy=(x, row - arrow[0]),
+                xytext=(x, row - arrow[1]),
+                arrowprops={"arrowstyle": "-|>", "color": theme.muted, "lw": 1.0},
+            )

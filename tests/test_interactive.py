@@ -80,6 +80,15 @@ def test_each_page_expands_to_its_hidden_widget_container(name):
     assert defaults == INTERACTIVES[name].defaults()
 
 
+def test_only_a_widget_that_opens_on_its_figure_takes_its_place_on_screen():
+    """book.css hides a figure's drawing on screen under a drawn widget that replaces it."""
+    assert "data-replaces-figure" in interactive_html("sinusoidal")
+    assert "data-replaces-figure" not in interactive_html("alibi")  # it opens elsewhere
+    css = (DOCS / "assets" / "stylesheets" / "book.css").read_text(encoding="utf-8")
+    rule = "figure:has(+ .pe-interactive[data-replaces-figure]:not([hidden])) > picture"
+    assert "@media screen {\n  .md-typeset " + rule in css, "on screen only, never in print"
+
+
 def test_widgets_start_from_the_chapters_constants():
     from pe_book.chapters import alibi, context_extension, rope, sinusoidal
 
@@ -96,7 +105,12 @@ def test_widgets_start_from_the_chapters_constants():
         context_extension.FACTOR,
     )
     d = INTERACTIVES["alibi"].defaults()
-    assert (d["num_heads"], d["length"]) == (alibi.FIGURE_HEADS, alibi.FIGURE_LEN)
+    # not the figure's 8 heads: a count that is not a power of two, on its first filled head
+    assert (d["num_heads"], d["length"]) == (alibi.WIDGET_HEADS, alibi.FIGURE_LEN)
+    assert d["num_heads"] in alibi.HEAD_COUNTS and d["num_heads"] & (d["num_heads"] - 1)
+    slopes = pe.alibi_slopes(d["num_heads"])
+    assert slopes[d["head"] - 1] > slopes[0], "the first head filled from the next ladder"
+    assert d["head"] == 1 + int(np.argmax(slopes))
     d = INTERACTIVES["rope"].defaults()
     assert (d["m"], d["n"], len(d["q"])) == (rope.SCORE_M, rope.SCORE_N, rope.SCORE_HEAD_DIM)
 
@@ -222,7 +236,7 @@ def test_a_widget_names_its_script_as_a_file_stem():
 
     with pytest.raises(ValueError, match="script must be a file stem"):
         interactive("bad_script_widget", title="A widget with a path", script="../x")
-    assert "data-script" not in interactive_html("rope")  # the core's widgets name none
+    assert "data-script" not in interactive_html("sinusoidal")  # the core's widgets name none
 
 
 # --- the mathematics in Chromium, against the library ------------------------------------
@@ -869,10 +883,33 @@ def test_rope_widget_shows_the_pages_score_and_keeps_it_when_both_positions_shif
     context, page, errors = _widget_pages(browser, server)
     try:
         _open(page, server, "rope")
-        readout = page.locator(".pe-interactive[data-interactive='rope'] .pe-i-readout")
+        widget = page.locator(".pe-interactive[data-interactive='rope']")
+        readout = widget.locator(".pe-i-readout")
         assert text in readout.text_content()
+        plane = widget.locator(".pe-i-plot").first
+        arc = f"arc (m − n)ω0 is {3 * inv_freq[0]:g} rad"  # pair 0, m − n = 3
+        assert arc in readout.text_content(), readout.text_content()
+        assert "(m − n)ω0" in plane.locator("svg > text").all_text_contents()
+
+        def drawn():  # the coloured arrows (q at m, k at n) and the arc, as SVG paths
+            paths = plane.locator("path.pe-i-vector.pe-i-c1, path.pe-i-vector.pe-i-c2")
+            return paths.evaluate_all("ps => ps.map(p => p.getAttribute('d'))"), plane.locator(
+                "path.pe-i-ring"
+            ).get_attribute("d")
+
+        arrows, ring = drawn()
         page.get_by_role("button", name="both + 1").click()
         assert text in readout.text_content() and "m = 6, n = 3" in readout.text_content()
+        assert arc in readout.text_content()
+        turned, turned_ring = drawn()
+        assert all(a != b for a, b in zip(arrows, turned, strict=True)), "both arrows turn"
+        assert ring != turned_ring, "the arc moves with them"
+
+        def length(d):  # the arc's length on screen: it holds when both positions move
+            xy = np.array([float(v) for v in re.findall(r"-?\d+\.?\d*", d)]).reshape(-1, 2)
+            return float(np.hypot(*np.diff(xy, axis=0).T).sum())
+
+        assert length(ring) == pytest.approx(length(turned_ring), rel=0.02)
     finally:
         context.close()
     assert not errors, errors

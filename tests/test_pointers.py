@@ -37,6 +37,10 @@ POINTERS: dict[str, dict[str, dict[int, str | tuple[str, ...]]]] = {
         "chapter 14 shows how one attention head can read every position back": {
             14: "The simplest head shows how that becomes a number the model can use",
         },
+        "chapter 8 follows the arrays through one layer to show where each acts.": {
+            8: "This chapter follows the arrays through one layer",
+        },
+        "chapter 1 recalls in a few lines.": {1: "## Self-attention, briefly"},
     },
     "foundations/order-problem.md": {
         "chapter 14 shows how one attention head can read every position back": {
@@ -52,12 +56,16 @@ POINTERS: dict[str, dict[str, dict[int, str | tuple[str, ...]]]] = {
     },
     "foundations/sinusoidal.md": {
         "chapter 18 shows.": {18: "writing `2 * i` again doubles the exponent"},
+        "chapter 4 shows:": {4: "## A shift is a rotation"},
+        "chapter 4 proves it).": {4: "## A shift is a rotation"},
         "Chapter 16 compares these and the other conventions": {
             16: "## Sinusoidal tables: four conventions",
         },
     },
     "foundations/properties.md": {
         "Chapter 3 built the table": {3: "## The table"},
+        "Chapter 18 works out that cosine, with its numbers, against the claim that the "
+        "direction stays put.": {18: "The **cosine between consecutive differences**"},
         "chapters 1, 5 and 10 hold vectors as rows": {
             1: "multiplying each row from the right",
             5: "both as rows, as code holds them",
@@ -250,8 +258,8 @@ def chapter_pages(docs: Path = DOCS) -> dict[int, str]:
 def _target(page: str, link: str) -> tuple[str, str]:
     """The page (under docs/) and the anchor a link from ``page`` leads to."""
     path, _, anchor = link.partition("#")
-    if path.startswith(SITE):  # a notebook links to the built site: modern/rope/
-        return path[len(SITE) :].rstrip("/") + ".md", anchor
+    if path.startswith(SITE):  # a notebook links to the built site: modern/rope.html
+        return path[len(SITE) :].rstrip("/").removesuffix(".html") + ".md", anchor
     if not path:
         return page, anchor
     parts = []
@@ -360,4 +368,5 @@ def test_the_check_follows_links_and_their_headings():
         "x",
     )
     assert _target("notebooks/a.py", SITE + "modern/rope/") == ("modern/rope.md", "")
+    assert _target("notebooks/a.py", SITE + "modern/rope.html#x") == ("modern/rope.md", "x")
     assert "transformer-xl-four-terms" in _headings((DOCS / "model" / "relative.md").read_text())

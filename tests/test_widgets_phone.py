@@ -31,6 +31,7 @@ from test_interactive import FIGURES, _open
 import pe_explained as pe
 from pe_book import TABLES, VALUES, load_all
 from pe_book.chapters.precision import BF16_BUFFER, LENGTHS
+from pe_book.interactive import INTERACTIVES
 from pe_book.style import THEMES
 from pe_book.text import format_cell
 
@@ -52,7 +53,7 @@ ASSETS = {
             f"**/assets/javascripts/{stem}.js",
             DOCS / f"assets/javascripts/{stem}.js",
         )
-        for stem in ("interactive-properties", "interactive-precision")
+        for stem in ("interactive-properties", "interactive-precision", "interactive-rope")
     },
 }
 
@@ -266,16 +267,19 @@ def test_keyboard_focus_draws_a_visible_ring(opener, name, scheme):
 
 
 def check_alibi_scale(opener):
-    """Stepping from head 1 to head 2 keeps the colour bar and changes the matrix's colours
-    (a gentler slope shows paler): the comparison across heads is the lesson."""
+    """Stepping from the widget's first head to the next keeps the colour bar and changes
+    the matrix's colours (a gentler slope shows paler): the comparison across heads is
+    the lesson."""
     page, root = opener.open("alibi", WIDE)
+    start = INTERACTIVES["alibi"].defaults().get("head", 1)
     plot = root.locator(".pe-i-plot").first
     image, bar = plot.locator("image.pe-i-light").first, plot.locator("g.pe-i-axes").last
     first, first_bar = image.get_attribute("href"), bar.text_content()
+    assert f"Head {start}:" in readout(root)
     root.get_by_role("button", name="next head h").click()
-    assert "Head 2" in readout(root)
+    assert f"Head {start + 1}:" in readout(root)
     assert bar.text_content() == first_bar, "the colour bar changed with the head"
-    assert image.get_attribute("href") != first, "head 2's matrix looks like head 1's"
+    assert image.get_attribute("href") != first, "the next head's matrix looks like the first's"
 
 
 def test_alibi_heads_share_one_colour_scale(opener):
@@ -575,7 +579,7 @@ FAULTS = [
     ),
     (
         (check_every_control_changes_the_picture, "rope"),
-        "script",
+        "rope",
         "mControl.set(st.m += by);\n        nControl.set(st.n += by);\n        draw();",
         "mControl.set(st.m);\n        nControl.set(st.n);",
     ),

@@ -39,7 +39,15 @@ BLOOM_HEADS = 112
 #: slope 2^(-1/16)), one query at position ERROR_KEYS − 1 over ERROR_KEYS keys, content
 #: scores drawn from N(0, SCORE_STD²), ERROR_DRAWS draws; the largest error of any.
 BLOOM_HEAD, ERROR_KEYS, SCORE_STD, ERROR_DRAWS = 65, 2048, 3.0, 20
-QUOTED = ("BLOOM_HEADS", "BLOOM_HEAD", "ERROR_KEYS", "SCORE_STD", "ERROR_DRAWS")
+QUOTED = (
+    "BLOOM_HEADS",
+    "BLOOM_HEAD",
+    "ERROR_KEYS",
+    "SCORE_STD",
+    "ERROR_DRAWS",
+    "FIGURE_HEADS",
+    "WEIGHT_LEN",
+)
 
 
 def _bloom_groups() -> tuple[np.ndarray, np.ndarray]:
@@ -130,17 +138,81 @@ def _():
     return _power(float(alibi_slopes(BLOOM_HEADS)[BLOOM_HEAD - 1]))
 
 
+#: The context of the weights: one query at the last of WEIGHT_LEN positions, equal scores.
+WEIGHT_LEN = 64
+
+
+def _last_query_weights() -> np.ndarray:
+    """Softmax weights of the last of WEIGHT_LEN queries over its keys, per head, with all
+    content scores equal (zero): the bias alone; shape (FIGURE_HEADS, WEIGHT_LEN)."""
+    return softmax(alibi_bias(FIGURE_HEADS, WEIGHT_LEN, dtype=np.float64)[:, -1])
+
+
 @value("weight_far_last_query")
 def _():
-    # attention weight of the first key for the last of 64 queries, steepest head, zero scores
-    weights = softmax(alibi_bias(FIGURE_HEADS, 64, dtype=np.float64)[0])
-    return format_cell(float(weights[-1, 0]), ".1e")
+    # attention weight of the first key for the last query, steepest head, zero scores
+    return format_cell(float(_last_query_weights()[0, 0]), ".1e")
 
 
 @value("weight_far_last_query_flat")
 def _():
-    weights = softmax(alibi_bias(FIGURE_HEADS, 64, dtype=np.float64)[-1])
-    return f"{weights[-1, 0]:.4f}"
+    return f"{_last_query_weights()[-1, 0]:.4f}"
+
+
+@figure(
+    "alibi_weight_by_distance",
+    alt=lambda: (
+        f"Log-scale plot of the softmax weight of each key against its distance from a query "
+        f"at the last of {WEIGHT_LEN} positions, all content scores equal, one line per head "
+        f"of {FIGURE_HEADS}: each line falls straight on the log scale, steeply for head 1 "
+        f"(down to about {format_cell(float(_last_query_weights()[0, 0]), '.0e')} at the "
+        "first key) and hardly at "
+        f"all for head {FIGURE_HEADS}, which stays near the uniform weight 1/{WEIGHT_LEN}."
+    ),
+    caption=lambda: (
+        f"The weight softmax gives each key against its distance, for a query at "
+        f"the last of {WEIGHT_LEN} positions and equal content scores: one line per head of "
+        f"{FIGURE_HEADS} (log scale)."
+    ),
+)
+def _(theme):
+    weights = _last_query_weights()[:, ::-1]  # nearest key first: lines end far away
+    slopes = alibi_slopes(FIGURE_HEADS)
+    distance = np.arange(WEIGHT_LEN)  # how far back each key is
+    fig = new_figure(7.0, 3.6)
+    ax = fig.add_subplot()
+    colours = theme.line_colours(FIGURE_HEADS)
+    lines = [ax.plot(distance, weights[h], color=colours[h])[0] for h in range(FIGURE_HEADS)]
+    uniform = ax.axhline(1 / WEIGHT_LEN, color=theme.muted, linestyle=":", linewidth=1.2)
+    ax.set_yscale("log")
+    ax.set_xlabel("distance $i - j$ of the key (positions)")
+    ax.set_ylabel("softmax weight of the key")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, which="major")
+    # above the dotted line where every head's weight has fallen below it
+    ax.annotate(
+        f"uniform weight, 1/{WEIGHT_LEN}",
+        xy=(0.6, 1 / WEIGHT_LEN),
+        xycoords=uniform.get_transform(),
+        xytext=(0, 5),
+        textcoords="offset points",
+        ha="center",
+        va="bottom",
+        color=theme.text,
+    )
+    labels = [f"$m_{{{h + 1}}} = 2^{{{np.log2(slopes[h]):g}}}$" for h in range(4)]
+    # the flat heads' lines run together near the uniform weight: one label for them
+    bundle = (
+        f"$m_5$ to $m_{{{FIGURE_HEADS}}}$, "
+        f"$2^{{{np.log2(slopes[4]):g}}}$ to $2^{{{np.log2(slopes[-1]):g}}}$"
+    )
+    direct_labels(ax, [*lines[:4], lines[FIGURE_HEADS // 2 + 1]], [*labels, bundle], theme)
+    return fig
+
+
+#: The widget opens where the figure cannot go: a head count that is not a power of two
+#: (the table's middle column), on its first head filled from the next ladder.
+WIDGET_HEADS = HEAD_COUNTS[1]
 
 
 @interactive(
@@ -149,8 +221,10 @@ def _():
     "powers of two or not.",
 )
 def _():
+    ladder = 2 ** int(np.floor(np.log2(WIDGET_HEADS)))  # the largest power of two below
     return {
-        "num_heads": FIGURE_HEADS,
+        "num_heads": WIDGET_HEADS,
+        "head": ladder + 1,
         "length": FIGURE_LEN,
         "colormap": heatmap_colours("sequential"),
     }
@@ -204,5 +278,10 @@ def _(theme):
     right.xaxis.set_major_locator(MaxNLocator(integer=True))  # distances are whole numbers
     right.set_ylabel("bias added to the score")
     right.grid(True)
-    direct_labels(right, lines, labels, theme)
+    # the flat heads' lines meet near 0: one label for them, the steep ones one each
+    bundle = (
+        f"$m_5$ to $m_{{{FIGURE_HEADS}}}$, "
+        f"$2^{{{np.log2(slopes[4]):g}}}$ to $2^{{{np.log2(slopes[-1]):g}}}$"
+    )
+    direct_labels(right, [*lines[:4], lines[FIGURE_HEADS // 2 + 1]], [*labels[:4], bundle], theme)
     return fig

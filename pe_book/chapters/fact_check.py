@@ -14,6 +14,7 @@ from pe_explained.pitfalls import (
 )
 from pe_explained.properties import (
     cycles_within,
+    difference_cosine,
     distance_by_offset,
     first_distance_decrease,
     slow_pair_count,
@@ -32,6 +33,7 @@ QUOTED = ("TRAIN_LENGTH", "TRAIN_D_MODEL")
 SUM_POSITIONS, SUM_D_MODEL = 60, 16
 LAYOUT_POSITIONS, LAYOUT_D_MODEL, LAYOUT_ROWS = 512, 64, (1, 2, 3, 10, 100, 500)
 DIST_D_MODEL, DIST_OFFSETS = 16, 8
+DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
 
 
 def _still_columns(table: np.ndarray) -> int:
@@ -259,3 +261,45 @@ def _():
     return Table(
         ["position table", "shape", "trainable numbers"], rows, formats={"trainable numbers": ","}
     )
+
+
+@table(
+    "difference_vectors",
+    caption=f"Difference vectors $D_k(pos) = PE(pos+k) - PE(pos)$ for ${DM} = {DIFF_D_MODEL}$: "
+    r"length $\Vert D_k(pos)\Vert$; cosine between $D_k(pos)$ and $D_k(pos+s)$ at $s = 1$ "
+    "and at its lowest, with that $s$.",
+)
+def _():
+    separations = np.arange(1, DIFF_SPAN + 1)
+    rows = []
+    for k in DIFF_OFFSETS:
+        turning = difference_cosine(k, separations, DIFF_D_MODEL)
+        rows.append(
+            [
+                k,
+                distance_by_offset(k, DIFF_D_MODEL),
+                turning[0],
+                turning.min(),
+                int(separations[turning.argmin()]),
+            ]
+        )
+    return Table(
+        [
+            "offset $k$",
+            "length",
+            "cosine, $s = 1$",
+            f"lowest cosine, $s \\le {DIFF_SPAN}$",
+            "at $s$",
+        ],
+        rows,
+    )
+
+
+@value("consecutive_cosine_d16")
+def _():
+    return f"{difference_cosine(1, 1, DIFF_D_MODEL):.4f}"
+
+
+@value("consecutive_cosine_d512")
+def _():
+    return f"{difference_cosine(1, 1, 512):.4f}"

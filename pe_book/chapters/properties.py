@@ -6,7 +6,6 @@ import numpy as np
 
 from pe_explained import sinusoidal, sinusoidal_frequencies
 from pe_explained.properties import (
-    difference_cosine,
     distance_by_offset,
     dot_product_by_offset,
     first_distance_decrease,
@@ -23,7 +22,6 @@ MATRIX_POSITIONS, MATRIX_D_MODELS = 64, (16, 128)
 CURVE_D_MODELS, CURVE_MAX_OFFSET = (16, 64, 512), 60
 DOT_D_MODEL, DOT_MAX_OFFSET, DOT_STARTS = 64, 200, (200, 1000)  # pos − k stays ≥ 0
 M_D_MODEL, M_OFFSET = 8, 3
-DIFF_D_MODEL, DIFF_OFFSETS, DIFF_SPAN = 16, (1, 2, 3), 100
 #: The widget beside M_k: the position it starts from, the largest it offers, and its offsets.
 TURN_POS, TURN_MAX_POS = 10, 200
 TURN_OFFSETS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 15, 20, 30, 50, 100, 200, 300, 500, 1000)
@@ -195,38 +193,6 @@ def _():
     )
 
 
-@table(
-    "difference_vectors",
-    caption=f"Difference vectors $D_k(pos) = PE(pos+k) - PE(pos)$ for ${DM} = {DIFF_D_MODEL}$: "
-    r"length $\Vert D_k(pos)\Vert$; cosine between $D_k(pos)$ and $D_k(pos+s)$ at $s = 1$ "
-    "and at its lowest, with that $s$.",
-)
-def _():
-    separations = np.arange(1, DIFF_SPAN + 1)
-    rows = []
-    for k in DIFF_OFFSETS:
-        turning = difference_cosine(k, separations, DIFF_D_MODEL)
-        rows.append(
-            [
-                k,
-                distance_by_offset(k, DIFF_D_MODEL),
-                turning[0],
-                turning.min(),
-                int(separations[turning.argmin()]),
-            ]
-        )
-    return Table(
-        [
-            "offset $k$",
-            "length",
-            "cosine, $s = 1$",
-            f"lowest cosine, $s \\le {DIFF_SPAN}$",
-            "at $s$",
-        ],
-        rows,
-    )
-
-
 @value("turn_d16")
 def _():
     return str(first_distance_decrease(16))
@@ -242,13 +208,3 @@ def _():
     k = first_distance_decrease(512)
     before, after = distance_by_offset([k, k + 1], 512)
     return f"{before:.4f} at $k = {k}$ and {after:.4f} at $k = {k + 1}$"
-
-
-@value("consecutive_cosine_d16")
-def _():
-    return f"{difference_cosine(1, 1, DIFF_D_MODEL):.4f}"
-
-
-@value("consecutive_cosine_d512")
-def _():
-    return f"{difference_cosine(1, 1, 512):.4f}"

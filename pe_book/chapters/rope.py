@@ -66,7 +66,9 @@ def _score_matrix() -> np.ndarray:
 @interactive(
     "rope",
     title="Try it: one query and one key turned at positions $m$ and $n$, pair by pair, in "
-    "either layout; the score moves with $m - n$ only.",
+    "either layout; the arc between them is $(m - n)\\,\\omega_i$, and the score moves with "
+    "$m - n$ only.",
+    script="interactive-rope",
 )
 def _():
     import inspect

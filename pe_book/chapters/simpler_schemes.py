@@ -21,7 +21,13 @@ from pe_explained.naive import (
 
 from .. import Table, figure, table, value
 from ..notation import DM
-from ..style import label_line_ends, new_figure
+from ..style import (
+    direct_labels,
+    label_line_ends,
+    label_on_line,
+    new_figure,
+    phone_layout_active,
+)
 
 MAX_LEN = 1024  # positions 0 … 1023 in the norm figure and the summary table
 NUM_BITS = 10  # 2**10 = 1024
@@ -109,19 +115,30 @@ def _(theme):
             # wider, so that it shows on both sides of the dashes
             linewidth=1.0 if name.startswith("binary") else 3.2 if name == "one-hot" else 1.8,
         )
-    ax.axhline(
-        _embedding_norm(),
+    embedding = ax.plot(
+        positions,
+        np.full(positions.shape, _embedding_norm()),
         color=theme.text,
         linestyle="--",
         linewidth=1.0,
         label="token embedding,\n" r"$\mathcal{N}(0, 1/d_{\text{model}})$ entries",
-    )
+    )[0]
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("position pos")
     ax.set_ylabel(r"norm $\|PE(pos)\|$ (log scale)")
     ax.grid(True, which="major")
-    label_line_ends(ax, theme)
+    if phone_layout_active():  # a legend under the figure
+        label_line_ends(ax, theme)
+        return fig
+    # three lines end at a norm of about 1: two of them are labelled in the empty space
+    # under the normalised index, so that the end labels stand apart
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    index = next(name for name in lines if name.startswith("index"))
+    inside = (lines.pop(index), lines.pop(embedding.get_label()))
+    label_on_line(ax, inside[0], 450, inside[0].get_label(), theme, (0, -16), ha="left")
+    label_on_line(ax, inside[1], 850, inside[1].get_label(), theme, (0, -60))
+    direct_labels(ax, list(lines.values()), list(lines), theme)
     return fig
 
 

@@ -12,7 +12,7 @@ from pe_explained.conventions import tensor2tensor_timing_signal
 from .. import Table, figure, table, value
 from ..interactive import heatmap_colours, interactive
 from ..notation import DM
-from ..style import new_figure, phone_layout_active
+from ..style import new_figure
 
 HEATMAP_POSITIONS, HEATMAP_D_MODEL = 100, 64
 WAVE_DIMENSIONS = (0, 2, 8, 20)
@@ -86,33 +86,38 @@ def _(theme):
 
 @figure(
     "sinusoidal_waves",
-    alt="Line plot of four sine columns of the encoding (dimensions "
-    f"{', '.join(map(str, WAVE_DIMENSIONS))}; d_model = {HEATMAP_D_MODEL}) against position: "
-    f"dimension 0 completes a cycle every {2 * np.pi:.1f} positions, dimension "
-    f"{WAVE_DIMENSIONS[-1]} rises slowly and completes less than one cycle.",
-    caption="Four sine columns of PE (d_model = 64) against position. Each pair $i$ is a "
-    "sinusoid of wavelength 2π/ω_i; the wavelength grows geometrically with $i$.",
+    alt="Four stacked panels sharing one position axis, one per sine column of the encoding "
+    f"(dimensions {', '.join(map(str, WAVE_DIMENSIONS))}; d_model = {HEATMAP_D_MODEL}), "
+    "each with a dot at every integer position: dimension 0 completes a cycle every "
+    f"{2 * np.pi:.1f} positions, dimension {WAVE_DIMENSIONS[-1]} less than one cycle in "
+    f"{HEATMAP_POSITIONS}.",
+    caption=f"Four sine columns of PE (${DM} = {HEATMAP_D_MODEL}$), one panel each. Dots are "
+    r"the integer positions; the line only guides the eye. The wavelength $2\pi/\omega_i$ "
+    "grows with $i$.",
 )
 def _(theme):
-    positions = np.linspace(0, HEATMAP_POSITIONS, 801)
-    pe = sinusoidal(positions, HEATMAP_D_MODEL)
+    curve = np.linspace(0, HEATMAP_POSITIONS, 201)  # a guide between the integer positions
+    dots = np.arange(HEATMAP_POSITIONS + 1)
+    pe_curve = sinusoidal(curve, HEATMAP_D_MODEL)
+    pe_dots = sinusoidal(dots, HEATMAP_D_MODEL)
     wavelengths = sinusoidal_wavelengths(HEATMAP_D_MODEL)
-    fig = new_figure(7.0, 3.8)
-    ax = fig.add_subplot()
-    for j in WAVE_DIMENSIONS:
-        ax.plot(
-            positions,
-            pe[:, j],
-            label=f"dim {j} (pair $i = {j // 2}$, "
-            f"$\\lambda_{{{j // 2}}} = {wavelengths[j // 2]:.1f}$)",
+    fig = new_figure(7.0, 5.0)
+    axes = fig.subplots(len(WAVE_DIMENSIONS), 1, sharex=True, sharey=True)
+    for ax, j, colour in zip(axes, WAVE_DIMENSIONS, theme.cycle, strict=False):
+        ax.plot(curve, pe_curve[:, j], color=colour, linewidth=0.8, alpha=0.6)
+        ax.plot(dots, pe_dots[:, j], "o", color=colour, markersize=2.2)
+        ax.set_title(
+            f"pair $i = {j // 2}$, wavelength "
+            f"$\\lambda_{{{j // 2}}} = {wavelengths[j // 2]:.1f}$ positions",
+            loc="left",
+            fontsize=9,
         )
-    ax.set_xlabel("position pos")
-    ax.set_ylabel("$PE(pos, j)$")
-    ax.set_ylim(-1.1, 1.1)
-    ax.set_xlim(0, HEATMAP_POSITIONS)
-    ax.grid(True)
-    # two columns fit a desktop column; on a phone they would run off both edges
-    fig.legend(loc="outside upper center", ncols=1 if phone_layout_active() else 2, fontsize=8.5)
+        ax.set_ylabel(f"$PE(pos, {j})$", fontsize=9)
+        ax.set_ylim(-1.2, 1.2)
+        ax.set_yticks([-1, 0, 1])
+        ax.grid(True)
+    axes[-1].set_xlim(-1, HEATMAP_POSITIONS + 1)
+    axes[-1].set_xlabel("position pos")
     return fig
 
 
@@ -163,6 +168,7 @@ def _(theme):
     "sinusoidal",
     title="Try it: the table and the dot product $PE(pos) \\cdot PE(pos + k)$ by offset, "
     "for any $d_{\\text{model}}$, base and number of positions.",
+    replaces_figure=True,  # it opens on the heatmap's parameters: on screen it is the figure
 )
 def _():
     import inspect
@@ -178,6 +184,13 @@ def _():
 @value("omega_0")
 def _():
     return f"{sinusoidal_frequencies(512)[0]:g}"
+
+
+@value("paper_base")
+def _():
+    import inspect
+
+    return f"{inspect.signature(sinusoidal).parameters['base'].default:,.0f}"
 
 
 @value("shortest_wavelength")

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pe_explained.layer import transformer_shapes
 
 from .. import Table, figure, table
-from ..style import new_figure
+from ..style import flow_column, new_figure
 
 CONFIG = {"batch": 2, "seq_len": 10, "d_model": 512, "num_heads": 8}
 SHAW_K = 4
@@ -66,25 +66,10 @@ def _flow_figure(theme, steps, height: float):
     ax.set_ylim(-0.6, n - 0.4)
     ax.invert_yaxis()
     ax.axis("off")
-    accent = theme.cycle[1]
-    for row, (label, shape, is_position) in enumerate(steps):
-        edge = accent if is_position else theme.muted
-        ax.text(
-            3.6,
-            row,
-            label,
-            ha="center",
-            va="center",
-            fontsize=9,
-            color=theme.text,
-            fontweight="bold" if is_position else "normal",
-            bbox={
-                "boxstyle": "round,pad=0.35",
-                "facecolor": "none",
-                "edgecolor": edge,
-                "linewidth": 2.0 if is_position else 1.0,
-            },
-        )
+    flow_column(
+        ax, theme, [(label, is_position) for label, _, is_position in steps], 3.6, bold=True
+    )
+    for row, (_, shape, _) in enumerate(steps):
         ax.text(
             7.2,
             row,
@@ -95,13 +80,6 @@ def _flow_figure(theme, steps, height: float):
             color=theme.text,
             family="DejaVu Sans Mono",
         )
-        if row:
-            ax.annotate(
-                "",
-                xy=(3.6, row - 0.32),
-                xytext=(3.6, row - 0.68),
-                arrowprops={"arrowstyle": "-|>", "color": theme.muted, "lw": 1.0},
-            )
     ax.text(7.2, -0.75, "shape", ha="left", va="center", fontsize=8.5, color=theme.muted)
     return fig
 

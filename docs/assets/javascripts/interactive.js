@@ -512,97 +512,6 @@
     return draw;
   };
 
-  widgets.rope = function (root, d) {
-    const st = { m: d.m, n: d.n, pair: 0, layout: d.layout };
-    const f = frame(root, [[0.8, 230, 330], [0.45, 130, 330]]);
-    const invFreq = math.ropeFrequencies(d.head_dim, d.base);
-    const positions = steps(0, d.max_position);
-    const set = setter(st, draw);
-    const mControl = slider(f.form, "query position *m*", positions, st.m, String, set("m"));
-    const nControl = slider(f.form, "key position *n*", positions, st.n, String, set("n"));
-    const moves = [-1, 1].map((by) => { // the offset m − n stays
-      const button = h("button", { type: "button" }, `both ${by < 0 ? "−" : "+"} 1`);
-      button.addEventListener("click", () => {
-        mControl.set(st.m += by);
-        nControl.set(st.n += by);
-        draw();
-      });
-      return button;
-    });
-    control(f.form, "move *m* and *n* together", null, null,
-      h("div", { class: "pe-i-buttons" }, ...moves));
-    segments(f.form, "pair *i*", steps(0, d.head_dim / 2 - 1).map((i) => [i, String(i)]),
-      st.pair, set("pair"));
-    segments(f.form, "layout", [
-      ["halves", "halves (GPT-NeoX)"],
-      ["interleaved", "interleaved (GPT-J)"],
-    ], st.layout, set("layout")).classList.add("pe-i-wide");
-
-    function draw() {
-      const { m, n, pair, layout } = st;
-      moves[0].disabled = Math.min(m, n) === 0;
-      moves[1].disabled = Math.max(m, n) === d.max_position;
-      const [da, db] = math.ropePairs(d.head_dim, layout)[pair];
-      const qm = math.applyRope(d.q, m, invFreq, layout);
-      const kn = math.applyRope(d.k, n, invFreq, layout);
-      const score = math.ropeScore(d.q, d.k, m, n, invFreq, layout);
-      const plane = (x) => [x[da], x[db]];
-      const lengths = [Math.hypot(...plane(d.q)), Math.hypot(...plane(d.k))];
-      const radius = Math.max(...lengths) * 1.15;
-      const [w, ht] = f.size(0);
-      const [left, bottom] = [48, 76];
-      const wide = (radius * (w - left - 12)) / (ht - bottom - 12); // one unit, both axes
-      const a = axes(f.plots[0], w, ht, {
-        x: [-wide, wide], y: [-radius, radius], grid: false, left, bottom,
-        xlabel: `dimension ${da}`, ylabel: `dimension ${db}`,
-        label: `Pair ${pair} (dimensions ${da} and ${db}): q turned by m·ω = ` +
-          `${fmt(m * invFreq[pair])} rad, k by n·ω = ${fmt(n * invFreq[pair])} rad.`,
-      });
-      const [cx, cy] = [a.sx(0), a.sy(0)];
-      lengths.forEach((r) => s(a.svg, "circle", { class: "pe-i-zero", cx, cy, r: a.sx(r) - cx }));
-      const arrow = (v, square, cls) => {
-        path(a.svg, [[cx, cy], [a.sx(v[0]), a.sy(v[1])]], `pe-i-vector ${cls}`);
-        marker(a.svg, square, a.sx(v[0]), a.sy(v[1]), 4, `pe-i-dot ${cls}`);
-      };
-      arrow(plane(d.q), false, "pe-i-muted");
-      arrow(plane(d.k), true, "pe-i-muted");
-      arrow(plane(qm), false, "pe-i-c1");
-      arrow(plane(kn), true, "pe-i-c2");
-      [
-        [false, "pe-i-c1", "*q* turned by *mω*_{*i*}"],
-        [true, "pe-i-c2", "*k* turned by *nω*_{*i*}"],
-        [false, "pe-i-muted", "*q* at position 0"],
-        [true, "pe-i-muted", "*k* at position 0"],
-      ].forEach(([square, cls, text], i) => {
-        const [x, y] = [a.x0 - 40 + (i % 2) * 150, a.y0 + 56 + 17 * Math.floor(i / 2)];
-        marker(a.svg, square, x + 4, y - 4, 4, `pe-i-dot ${cls}`);
-        s(a.svg, "text", { x: x + 14, y }, text);
-      });
-
-      const span = d.max_position;
-      const offsets = steps(-span, span, 0.25); // the score is defined between integers too
-      const curve = offsets.map((o) => math.ropeScore(d.q, d.k, o, 0, invFreq, layout));
-      const [lo, hi] = [Math.min(...curve), Math.max(...curve)];
-      const pad = (hi - lo) * 0.08;
-      const [w2, h2] = f.size(1);
-      const b = axes(f.plots[1], w2, h2, {
-        x: [-span, span], y: [lo - pad, hi + pad], xlabel: "offset *m* − *n*",
-        ylabel: "score *q*_{*m*}^{⊤}*k*_{*n*}",
-        label: `The score of the whole head against m − n; at m = ${m}, n = ${n} it is ` +
-          `${fmt(score, 7)}.`,
-      });
-      if (lo < 0 && hi > 0) line(b.svg, b.x0, b.sy(0), b.x1, b.sy(0), "pe-i-zero");
-      path(b.svg, offsets.map((o, i) => [b.sx(o), b.sy(curve[i])]), "pe-i-line pe-i-c1");
-      marker(b.svg, false, b.sx(m - n), b.sy(score), 5, "pe-i-dot pe-i-c2");
-      // the score as the page's example rounds it (6 decimals)
-      write(f.readout, `*q*_{*m*}^{⊤}*k*_{*n*} = ${fixed(score, 6)} at *m* = ${m}, ` +
-        `*n* = ${n}: it depends on *m* − *n* = ${minus(m - n)} only (move both and it ` +
-        `stays). Pair ${pair} is dimensions ${da} and ${db} in the ${layout} layout, ` +
-        `*ω*_{${pair}} = ${num(invFreq[pair])} rad per position.`);
-    }
-    return draw;
-  };
-
   // Each method: key, name, colour and dashes of Figure 15.1 (plain RoPE: c1).
   const METHODS = [
     ["linear", "position interpolation", 2, "7 3"], ["ntk", "NTK-aware", 3, "10 3 2 3"],
@@ -723,7 +632,7 @@
   };
 
   widgets.alibi = function (root, d) {
-    const st = { heads: d.num_heads, head: 1, length: d.length };
+    const st = { heads: d.num_heads, head: d.head || 1, length: d.length };
     const f = frame(root, [[0.7, 200, 300], [0.45, 150, 300]]);
     const set = setter(st, draw);
     const headControl = stepper(f.form, "head *h*", steps(1, st.heads), st.head, String,
@@ -824,8 +733,8 @@
     widgets[name] = make;
     document.querySelectorAll(`[data-interactive="${name}"][data-waiting]`).forEach(build);
   }
-  const kit = { h, s, line, marker, fmt, ticks, axes, path, heatmap, slider, stepper,
-    segments, frame, steps, fixed, sig, times, write, num, setter, range, minus };
+  const kit = { h, s, line, marker, fmt, ticks, axes, path, heatmap, control, slider,
+    stepper, segments, frame, steps, fixed, sig, times, write, num, setter, range, minus };
   window.peInteractive = { math, widgets, kit, register };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
