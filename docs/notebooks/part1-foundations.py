@@ -235,6 +235,25 @@ for ax, i in zip(axes, (0, 1)):
 plt.show()
 
 # %% [markdown]
+# ## Your turn
+#
+# Try these before running the cell below, which answers them and checks the answers:
+#
+# 1. Write $PE(3)$ for $d_{\text{model}} = 4$ by hand: two pairs, with
+#    $\omega_0 = 1$ and $\omega_1 = 1/100$, each a sine then a cosine. Compare it
+#    with `sinusoidal`.
+# 2. Moving 3 positions and then 5 should be moving 8: check that
+#    $M(5)\,M(3) = M(8)$ with `offset_matrix`.
+
+# %%
+by_hand = np.array([np.sin(3), np.cos(3), np.sin(3 / 100), np.cos(3 / 100)])
+print("PE(3) by hand:", by_hand.round(4))
+assert np.allclose(by_hand, sinusoidal(np.arange(4), 4)[3])
+two_moves = offset_matrix(5, 16) @ offset_matrix(3, 16)
+assert np.allclose(two_moves, offset_matrix(8, 16))
+print("M(5) M(3) == M(8):", np.allclose(two_moves, offset_matrix(8, 16)))
+
+# %% [markdown]
 # ## Takeaways
 #
 # - Self-attention without a causal mask only reorders its outputs when the input is

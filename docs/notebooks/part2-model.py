@@ -197,6 +197,27 @@ for name, (a, b) in {"no relative vectors": (zeros, zeros), "Shaw et al.": (rel_
     print(f"{name:<20} outputs only reordered after a swap: {np.allclose(out_swapped, out[swap])}")
 
 # %% [markdown]
+# ## Your turn
+#
+# Try these before running the cell below, which answers them and checks the answers:
+#
+# 1. How many parameters does a learned position table need for 1,024 positions at
+#    $d_{\text{model}} = 768$ (GPT-2 small), and for 131,072 positions at 4,096?
+# 2. Shaw et al. clip the offset $j - i$ to $[-k, k]$ and shift it by $k$ to pick a
+#    row of the table. With $k = 2$, which row does the query at position 4 use for
+#    the key at 0, and for the key at 5? Compare with `shaw_relative_index`.
+
+# %%
+for max_len, width in ((1024, 768), (131072, 4096)):
+    count = learned_parameter_count(max_len, width)
+    assert count == max_len * width
+    print(f"{max_len:>7} positions x {width}: {count:,} parameters")
+rows = shaw_relative_index(6, 6, 2)
+by_hand = {key: int(np.clip(key - 4, -2, 2) + 2) for key in (0, 5)}
+assert all(rows[4, key] == row for key, row in by_hand.items())
+print("query 4: key 0 uses row", by_hand[0], "and key 5 uses row", by_hand[5])
+
+# %% [markdown]
 # ## Takeaways
 #
 # - The layer adds one fixed row per position to scaled token embeddings; the table

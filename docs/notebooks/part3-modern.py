@@ -241,6 +241,32 @@ ax.legend(loc="lower right")
 plt.show()
 
 # %% [markdown]
+# ## Your turn
+#
+# Try these before running the cell below, which answers them and checks the answers:
+#
+# 1. Under RoPE, show that the score of a query at 5 and a key at 2 equals the score
+#    of the same vectors at 105 and 102.
+# 2. ALiBi’s slopes for 6 heads: 6 is not a power of two, so the paper takes the
+#    4-head ladder $2^{-2}, 2^{-4}, 2^{-6}, 2^{-8}$ and adds the first two of the
+#    8-head ladder it lacks, $2^{-1}$ and $2^{-3}$. Compare with `alibi_slopes`.
+
+# %%
+inv_freq_8, _ = rope_frequencies(8)
+q1, k1 = np.random.default_rng(3).standard_normal((2, 1, 8))
+
+
+def rope_score(m, n):
+    return float(apply_rope(q1, [m], inv_freq_8)[0] @ apply_rope(k1, [n], inv_freq_8)[0])
+
+
+assert np.isclose(rope_score(5, 2), rope_score(105, 102))
+print("score(5, 2) =", round(rope_score(5, 2), 6), "= score(105, 102)")
+by_hand = 2.0 ** -np.array([2, 4, 6, 8, 1, 3])
+assert np.allclose(alibi_slopes(6), by_hand)
+print("slopes for 6 heads:", alibi_slopes(6))
+
+# %% [markdown]
 # ## Takeaways
 #
 # - RoPE’s score depends on the positions only through $m - n$, in both layouts, and

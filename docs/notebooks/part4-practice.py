@@ -183,6 +183,32 @@ fig.colorbar(image, ax=axes, label=r"score $q \cdot k$", shrink=0.8)
 plt.show()
 
 # %% [markdown]
+# ## Your turn
+#
+# A checkpoint stores one head’s $W_q$ and $W_k$ for the interleaved layout (one row
+# per output dimension). Write the matrices a split-halves model needs, and check that
+# the two models give the same scores. Try it before running the cell below, which
+# answers it and checks the answer.
+
+# %%
+d_model, tokens = 32, np.arange(6)
+x = rng.normal(size=(len(tokens), d_model))
+w_q, w_k = rng.normal(size=(2, head_dim, d_model))
+
+
+def head_scores(w_q, w_k, layout):
+    q, k = x @ w_q.T, x @ w_k.T
+    return apply_rope(q, tokens, inv_freq, layout=layout) @ apply_rope(
+        k, tokens, inv_freq, layout=layout
+    ).T
+
+
+# the rows move as the dimensions do: the permutation of Figure 2
+same = np.allclose(head_scores(w_q, w_k, "interleaved"), head_scores(w_q[perm], w_k[perm], "halves"))
+assert same
+print("interleaved W_q, W_k == halves W_q[perm], W_k[perm]:", same)
+
+# %% [markdown]
 # ## Takeaways
 #
 # - “The sinusoidal encoding” names several tables: check the layout, the exponent
