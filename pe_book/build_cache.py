@@ -50,6 +50,7 @@ __all__ = [
     "dependencies",
     "environment_key",
     "file_hash",
+    "kept_file",
     "origins",
     "static_closure",
 ]
@@ -116,6 +117,22 @@ def file_hash(path: Path) -> str:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     _HASHES[path] = (stat.st_mtime_ns, stat.st_size, digest)
     return digest
+
+
+def kept_file(path: Path, compute: Callable[[], bytes]) -> bytes:
+    """The bytes of ``path`` where it exists, else ``compute()``, written there first: to a
+    file of this process renamed into place, so that a build stopped half way or another
+    build at the same time never leaves part of a file. For results named by the hash of
+    everything they are made from (a plot made smaller, the library's wheel)."""
+    path = Path(path)
+    if path.is_file():
+        return path.read_bytes()
+    data = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_bytes(data)
+    partial.replace(path)
+    return data
 
 
 # The static closure -----------------------------------------------------------------------

@@ -22,6 +22,8 @@ import zipfile
 from importlib.metadata import version
 from pathlib import Path, PurePosixPath
 
+from .build_cache import kept_file
+
 __all__ = ["WHEEL_DIR", "ZIP_DATE", "library_wheel", "wheel_path"]
 
 #: Folder of the site holding the wheel: beside the notebooks' ``.ipynb`` downloads.
@@ -67,9 +69,15 @@ def library_wheel(root, cache: Path | None = None) -> bytes:
     for path in files:
         digest.update(f"{path.relative_to(root).as_posix()}\0".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
-    kept = None if cache is None else Path(cache) / f"{digest.hexdigest()[:32]}.whl"
-    if kept is not None and kept.is_file():
-        return kept.read_bytes()
+    if cache is None:
+        return _built(root, files)
+    kept = Path(cache) / f"{digest.hexdigest()[:32]}.whl"
+    return kept_file(kept, lambda: _built(root, files))
+
+
+def _built(root: Path, files: list[Path]) -> bytes:
+    """The wheel of ``files`` (the library's sources under ``root``), built in a
+    temporary folder and made the same bytes every time (:func:`_fixed`)."""
     name = PurePosixPath(wheel_path(root)).name
     with tempfile.TemporaryDirectory(prefix="pe-wheel-") as folder:
         project, out = Path(folder) / "project", Path(folder) / "dist"
@@ -89,13 +97,7 @@ def library_wheel(root, cache: Path | None = None) -> bytes:
         built = out / name
         if not built.is_file():
             raise RuntimeError(f"the build backend wrote {sorted(os.listdir(out))}, not {name}")
-        data = _fixed(built, Path(folder) / "fixed.whl")
-    if kept is not None:
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        partial = kept.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(data)
-        partial.replace(kept)
-    return data
+        return _fixed(built, Path(folder) / "fixed.whl")
 
 
 def _fixed(wheel: Path, dest: Path) -> bytes:

@@ -29,6 +29,7 @@ import posixpath
 import re
 from pathlib import Path, PurePosixPath
 
+from ..build_cache import kept_file
 from ..notebooks import NOTEBOOK_DIR, download_name, read_notebook
 from ..render import source_fingerprint
 from ..text import caption_html, inline_math_html
@@ -326,15 +327,7 @@ def _kept_png(data: bytes, cache: Path | None) -> bytes:
 
     digest = hashlib.sha256(f"{PIL.__version__}\0{source_fingerprint()}\0".encode())
     digest.update(data)
-    kept = cache / f"{digest.hexdigest()[:32]}.png"
-    if kept.is_file():
-        return kept.read_bytes()
-    smaller = _smaller_png(data)
-    cache.mkdir(parents=True, exist_ok=True)
-    partial = kept.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_bytes(smaller)
-    partial.replace(kept)
-    return smaller
+    return kept_file(cache / f"{digest.hexdigest()[:32]}.png", lambda: _smaller_png(data))
 
 
 def _smaller_png(data: bytes) -> bytes:
