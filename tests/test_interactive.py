@@ -949,11 +949,14 @@ def test_readouts_set_powers_and_indices_as_the_prose_does(browser, server):
     """A readout raises powers and lowers indices (2⁻¹, ω₀, d_k) with sup/sub elements and
     italicises variables; no markup or plain-text power like ``2^(−1)`` is left over."""
     context, page, errors = _widget_pages(browser, server)
+    head = INTERACTIVES["alibi"].defaults()["head"]  # the widget opens on this head
+    slope = pe.alibi_slopes(INTERACTIVES["alibi"].defaults()["num_heads"])[head - 1]
+    power = f"{np.log2(slope):g}".replace("-", "−")
     expected = {
         "sinusoidal": ("sub", "Σi cos(k ωi)"),
         "rope": ("sub", "q⊤mkn"),
         "context": ("sub", "dk = 128"),
-        "alibi": ("sup", "m1 = 2−1 = 0.5"),
+        "alibi": ("sup", f"m{head} = 2{power} = {slope:g}"),
     }
     try:
         for name, (tag, text) in expected.items():
