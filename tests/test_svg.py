@@ -149,6 +149,39 @@ def test_compact_svg_is_deterministic_and_idempotent():
     assert compact_svg(once) == once  # glyph outlines are rescaled once only
 
 
+def test_clip_ids_follow_the_drawn_clip_not_the_last_bits_of_the_layout():
+    """matplotlib names a clip by a hash of its rectangle in full precision, whose last bits
+    can differ with what the process drew before (numpy's SIMD sums depend on memory
+    alignment); the drawing is the same, so after compact_svg the names are too."""
+
+    def drawn(width: str, other: str) -> bytes:
+        clip = (
+            '<clipPath id="{}">\n   <rect x="30.91" y="29.6" width="{}" height="9"/>\n  </clipPath>'
+        )
+        return (
+            (
+                '<svg><g clip-path="url(#{a})"><path d="M 1 2 L 3 4"/></g>'
+                '<g clip-path="url(#{b})"/><defs>\n  {ca}\n  {cb}\n </defs></svg>'
+            )
+            .format(
+                a=other,
+                b="p0000000002",
+                ca=clip.format(other, width),
+                cb=clip.format("p0000000002", 5),
+            )
+            .encode()
+        )
+
+    one = compact_svg(drawn("163.6775719623324", "pdd4f76fff5"))
+    two = compact_svg(drawn("163.67757196233237", "p4b45b32fe6"))
+    assert one == two
+    ids = re.findall(rb'<clipPath id="(\w+)"', one)
+    assert len(set(ids)) == 2  # two rectangles, two names
+    for name in ids:  # and each name is used where its rectangle was
+        assert b"url(#" + name + b")" in one
+    assert compact_svg(one) == one
+
+
 def _embedded_pngs(svg: bytes) -> list[tuple[int, int, str]]:
     found = []
     for image in ET.fromstring(svg).iter(f"{SVG}image"):
