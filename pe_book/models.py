@@ -2,16 +2,19 @@
 
 Each file holds the positional-encoding fields of one model's ``config.json``, copied
 verbatim, with the address they were read from (``docs/data/models/README.md``). The
-book computes the gallery's columns from them with the library
-(:func:`pe_explained.inspect_config`).
+book computes the gallery's columns from them with the library: each entry's config is
+read once (:attr:`ModelConfig.reading`, :func:`pe_explained.read_model`), and every table
+and value takes that description (:func:`pe_explained.inspect_config`, …).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
+
+from pe_explained import ModelPositions, read_model
 
 __all__ = ["MODELS_DIR", "ModelConfig", "load_models"]
 
@@ -29,6 +32,11 @@ class ModelConfig:
     own_file: bool
     config: dict
     released: str | None = None  # YYYY-MM, where a model card or paper states it
+
+    @cached_property
+    def reading(self) -> ModelPositions:
+        """The config read once (:func:`pe_explained.read_model`), for every consumer."""
+        return read_model(self.config)
 
 
 @cache

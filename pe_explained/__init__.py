@@ -17,18 +17,21 @@ from .dual_chunk import (
     dual_chunk_position_ids,
 )
 from .fire import fire_bias, fire_normalized_distance
-from .hf_config import config_rope_frequencies, rope_settings
 from .hf_nonrotary import nonrotary_positions
 from .kerple import KERPLE_VARIANTS, kerple_bias
 from .kv_cache import cached_angle_error, key_error, repeated_shift_error, shift_rotated_keys
 from .layer import SinusoidalPositionalEncoding, TokenEmbedding
-from .layer_positions import (
-    config_attention_temperature,
-    layer_positions,
-    layer_rope_types,
-)
 from .learned import LearnedPositionalEmbedding, learned_parameter_count
 from .mla import mla_cache_size, mla_scores, mla_softmax_scale
+from .model_reading import (
+    ModelPositions,
+    config_attention_temperature,
+    config_rope_frequencies,
+    layer_positions,
+    layer_rope_types,
+    read_model,
+    rope_settings,
+)
 from .model_report import inspect_config
 from .multimodal import (
     apply_mrope,
@@ -208,6 +211,8 @@ __all__ = [
     "mrope_video_position_ids",
     "patch_grid_positions",
     "rope_2d_frequencies",
+    "read_model",
+    "ModelPositions",
     "rope_settings",
     "config_rope_frequencies",
     "layer_positions",

@@ -22,12 +22,13 @@ shapes that ``transformers`` reads:
                                               "partial_rotary_factor": 0.25,
                                               "rope_theta": 1000000.0}}}
 
-:func:`rope_settings` turns either shape into one :class:`RopeSettings` per
+:func:`read_rope` turns either shape into one :class:`RopeSettings` per
 layer type, filling in what the file leaves out where ``transformers`` fills it
 in (``RotaryEmbeddingConfigMixin.standardize_rope_params`` and the
-``ROPE_INIT_FUNCTIONS`` of ``modeling_rope_utils.py``);
-:func:`config_rope_frequencies` gives the frequencies and the attention factor
-the model's rotary embedding holds.
+``ROPE_INIT_FUNCTIONS`` of ``modeling_rope_utils.py``). It is one step of
+:func:`~pe_explained.read_model`, which reads a config once; its description
+answers :func:`~pe_explained.rope_settings` and
+:func:`~pe_explained.config_rope_frequencies`.
 """
 
 from __future__ import annotations
@@ -40,20 +41,14 @@ import numpy as np
 
 from ._checks import (
     check_base,
-    check_choice,
     check_config_int,
     check_config_name,
     check_float,
 )
-from .hf_families import standardise
+from .families import FAMILIES
 from .rope import _frequencies, _scaling_dict, rope_frequencies
 
-__all__ = [
-    "ALL_LAYERS",
-    "RopeSettings",
-    "config_rope_frequencies",
-    "rope_settings",
-]
+__all__ = ["ALL_LAYERS", "RopeSettings", "read_rope"]
 
 #: The layer-type key of a model whose layers all share one RoPE (no per-type dicts).
 ALL_LAYERS = "default"
@@ -82,114 +77,23 @@ _EXTRA_KEYS = frozenset(
     }
 )
 
-#: ``model_type`` values whose transformers code pairs dimensions 2j and 2j + 1
-#: (``repeat_interleave`` of the frequencies, or ``x[..., 0::2]``); the others use
-#: ``rotate_half``. DeepSeek-V3 interleaves unless its config sets ``rope_interleave``.
-#: Checked against transformers 5.23's code in ``tests/test_transformers_interleaved.py``.
-_INTERLEAVED_MODEL_TYPES = frozenset(
-    {
-        "codegen",
-        "cohere",
-        "cohere2",
-        "cohere2_moe",
-        "deepseek_v3",
-        "ernie4_5",
-        "ernie4_5_moe",
-        "glm",
-        "glm4",
-        "gptj",
-        "deepseek_v2",
-        "deepseek_v32",
-        "deepseek_v4",
-        "helium",
-        "kimi_k2",
-        "llama4",
-        "llama4_text",
-        "roformer",  # its own rotation, RoFormerSelfAttention.apply_rotary_position_embeddings
-    }
-)
-
-#: ``model_type`` values with a ``no_rope_layers`` list (1: the layer rotates, 0: NoPE),
-#: made, when the file gives none, as a NoPE layer every ``no_rope_layer_interval`` layers.
-_NO_ROPE_LIST_TYPES = frozenset({"llama4", "llama4_text", "smollm3"})
+#: ``model_type`` values whose code pairs dimensions 2j and 2j + 1 (``repeat_interleave``
+#: of the frequencies, or ``x[..., 0::2]``), and those known to pair j with j + d/2
+#: (``rotate_half``), from the registry of families (:mod:`~pe_explained.families`); for
+#: a type in neither, the pairing is an assumption, which ``inspect`` states. Checked
+#: against transformers' code in ``tests/test_transformers_interleaved.py``.
+_INTERLEAVED_MODEL_TYPES = frozenset(t for t, f in FAMILIES.items() if f.pairing == "interleaved")
+HALVES_MODEL_TYPES = frozenset(t for t, f in FAMILIES.items() if f.pairing == "halves")
+#: Families whose code ignores ``rope_interleave`` (DeepSeek-V3.2's MLA).
+_INTERLEAVE_IGNORED = frozenset(t for t, f in FAMILIES.items() if not f.reads_rope_interleave)
+#: Families with a ``no_rope_layers`` list (1: the layer rotates, 0: NoPE), made, when the
+#: file gives none, as a NoPE layer every ``no_rope_layer_interval`` layers.
+_NO_ROPE_LIST_TYPES = frozenset(t for t, f in FAMILIES.items() if f.no_rope_layers)
 #: Llama 4's attention-temperature defaults (``Llama4TextConfig``).
 _LLAMA4_TYPES = frozenset({"llama4", "llama4_text"})
 _LLAMA4_TEMPERATURE = {"attn_temperature_tuning": True, "attn_scale": 0.1, "floor_scale": 8192}
-#: ``model_type`` values whose code rotates only on sliding-window layers (Cohere2: the
-#: global layers are NoPE), and the default ``sliding_window_pattern`` of each family.
-_ROPE_ON_SLIDING_ONLY = frozenset({"cohere2"})
-_PATTERN_DEFAULT = {
-    "gemma3": 6,
-    "gemma3_text": 6,
-    "gemma3n": 5,
-    "gemma3n_text": 5,
-    "cohere2": 4,
-    "olmo3": 4,
-    "gpt_oss": 2,
-}
-#: ``model_type`` values whose code ignores ``rope_interleave`` (DeepSeek-V3.2's MLA
-#: always pairs 2j with 2j + 1).
-_INTERLEAVE_IGNORED = frozenset({"deepseek_v32"})
-#: ``model_type`` values whose transformers code is known to pair j with j + d/2
-#: (``rotate_half``); for a type in neither this set nor the interleaved one the
-#: pairing is an assumption, which ``inspect`` states.
-HALVES_MODEL_TYPES = frozenset(
-    {
-        "apertus",
-        "exaone4",
-        "falcon",
-        "falcon_h1",
-        "gemma",
-        "gemma2",
-        "gemma3",
-        "gemma3_text",
-        "gemma3n",
-        "gemma3n_text",
-        "gemma4",
-        "gemma4_text",
-        "glm4_moe",
-        "gpt_neox",
-        "gpt_oss",
-        "granite",
-        "granitemoe",
-        "granitemoehybrid",
-        "hunyuan",  # remote modeling_hunyuan.py (Hunyuan-A13B): cat(freqs, freqs), rotate_half
-        "hunyuan_v1_dense",
-        "hunyuan_v1_moe",
-        "llama",
-        "minimax_m2",
-        "ministral",
-        "ministral3",
-        "mistral",
-        "mistral3",
-        "mixtral",
-        "olmo",
-        "olmo2",
-        "olmo3",
-        "phi",
-        "phi3",
-        "qwen2",
-        "qwen2_5_vl",
-        "qwen2_5_vl_text",
-        "qwen2_moe",
-        "qwen2_vl",
-        "qwen2_vl_text",
-        "qwen3",
-        "qwen3_5",
-        "qwen3_5_moe",
-        "qwen3_5_moe_text",
-        "qwen3_5_text",
-        "qwen3_moe",
-        "qwen3_next",
-        "qwen3_vl",
-        "qwen3_vl_moe",
-        "qwen3_vl_text",
-        "seed_oss",
-        "smollm3",
-        "stablelm",
-        "starcoder2",
-    }
-)
+#: The default ``sliding_window_pattern`` of each family that has one.
+_PATTERN_DEFAULT = {t: f.sliding_pattern for t, f in FAMILIES.items() if f.sliding_pattern}
 
 
 @dataclass(frozen=True)
@@ -289,7 +193,7 @@ ROPE_KEYS = (
 )
 
 
-def _check_config(config) -> None:
+def check_config(config) -> None:
     """``config`` must be a mapping: a model's config.json, loaded; its ``model_type`` a
     string and its ``text_config`` a dict, where it gives them."""
     if not isinstance(config, Mapping):
@@ -302,12 +206,13 @@ def _check_config(config) -> None:
         raise TypeError(f"config['text_config'] must be a dict, got {type(text).__name__}")
 
 
-def _text_part(config: Mapping) -> tuple[Mapping, str]:
-    """The part of the config that holds the language model's RoPE, and its name."""
+def text_part(config: Mapping) -> tuple[Mapping, str]:
+    """The part of the config that holds the language model's RoPE (as given), and its
+    name: ``text_config`` when the top level states no RoPE key."""
     text = config.get("text_config")
     if not any(k in config for k in ROPE_KEYS) and isinstance(text, Mapping):
-        return standardise(text, "config['text_config']")[0], "config['text_config']"
-    return standardise(config, "config")[0], "config"
+        return text, "config['text_config']"
+    return config, "config"
 
 
 def _layer_types(cfg: Mapping, path: str) -> list[str] | None:
@@ -531,114 +436,18 @@ def _settings(layer_type, entry, where, inherited, cfg, path) -> RopeSettings:
     )
 
 
-def rope_settings(config) -> dict[str, RopeSettings | None]:
-    """The RoPE of every layer type of a model, from its ``config.json`` as a dict.
-
-    Reads both shapes ``transformers`` reads (see the module's docstring) and
-    fills in what the file leaves out as ``transformers``'
-    ``standardize_rope_params`` and ``_compute_*_parameters`` functions do:
-
-    * the language model's part of a multimodal config (``text_config``) when
-      the top level holds no RoPE keys;
-    * ``rope_type``: ``"rope_type"``, else the legacy ``"type"``, else
-      ``"default"``; Qwen2-VL's ``"mrope"`` has plain RoPE frequencies;
-    * ``rope_theta``: the dict's, else the top level's (GPT-NeoX:
-      ``rotary_emb_base``), else 10000
-      (Gemma 3's v4 configs: ``rope_theta`` for global layers, default 10⁶, and
-      ``rope_local_base_freq`` for sliding ones, default 10⁴);
-    * ``partial_rotary_factor``: the dict's, else the top level's (GPT-NeoX:
-      ``rotary_pct``), else 1;
-    * ``head_dim``: ``head_dim`` (DeepSeek: ``qk_rope_head_dim``; Gemma 4's
-      global layers: ``global_head_dim``), else ``hidden_size //
-      num_attention_heads``;
-    * ``original_max_position_embeddings`` for ``"llama3"``, ``"yarn"`` and
-      ``"longrope"``: the top level's for a single dict (Phi-3 keeps it there),
-      else the dict's, else ``max_position_embeddings``; ``"dynamic"`` always
-      uses ``max_position_embeddings``, as ``_compute_dynamic_ntk_parameters`` does;
-    * ``factor`` of ``"yarn"`` and ``"longrope"`` when null or absent:
-      ``max_position_embeddings / original_max_position_embeddings``.
-
-    Parameters
-    ----------
-    config : dict
-        A model's ``config.json``, loaded (``json.load``).
-
-    Returns
-    -------
-    dict
-        Layer type → :class:`RopeSettings` (``None`` for a layer type whose
-        dict is null: no RoPE there). A model whose layers share one RoPE has the
-        single key :data:`ALL_LAYERS` (``"default"``).
-
-    Raises
-    ------
-    TypeError, ValueError
-        Naming the config key and the rule: an unknown ``rope_type`` (the
-        message lists the known ones), a missing key, a key the type does not
-        read, a value of the wrong kind.
-
-    Examples
-    --------
-    >>> llama31 = {"rope_theta": 500000.0, "hidden_size": 4096, "num_attention_heads": 32,
-    ...            "max_position_embeddings": 131072,
-    ...            "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-    ...                             "high_freq_factor": 4.0,
-    ...                             "original_max_position_embeddings": 8192}}
-    >>> s = rope_settings(llama31)["default"]
-    >>> s.rope_type, s.rope_theta, s.head_dim, s.rotary_dim, s.layout
-    ('llama3', 500000.0, 128, 128, 'halves')
-    """
-    _check_config(config)
-    cfg, path = _text_part(config)
+def read_rope(cfg: Mapping, path: str) -> dict[str, RopeSettings | None]:
+    """Layer type → :class:`RopeSettings` of ``cfg``, a config's language-model part as
+    its family's class leaves it (:func:`~pe_explained.hf_families.standardise`), named
+    ``path``; ``None`` for a layer type whose dict is null. What
+    :func:`~pe_explained.read_model` calls, once per config; read the result from its
+    description (:func:`~pe_explained.rope_settings`)."""
     out: dict[str, RopeSettings | None] = {}
     for layer_type, entry, where, inherited in _entries(cfg, path):
         out[layer_type] = (
             None if entry is None else _settings(layer_type, entry, where, inherited, cfg, path)
         )
     return out
-
-
-def config_rope_frequencies(config, *, layer_type=None, seq_len=None):
-    """``(inv_freq, attention_factor)`` of a model's rotary embedding, from its config.
-
-    The numbers a ``transformers`` model's rotary embedding holds as its
-    ``inv_freq`` (or ``<layer_type>_inv_freq``) buffer and its
-    ``attention_scaling`` (the multiplier on cos and sin), computed in float64.
-
-    Parameters
-    ----------
-    config : dict
-        A model's ``config.json``, loaded; read by :func:`rope_settings`.
-    layer_type : str, optional
-        Which layer type (``"full_attention"``, ``"sliding_attention"``, …);
-        may be omitted when the model has a single one.
-    seq_len : int, optional
-        Current sequence length (``"dynamic"`` and ``"longrope"`` read it).
-
-    Returns
-    -------
-    inv_freq : ndarray, shape (rotary_dim // 2,), float64
-    attention_factor : float
-
-    Examples
-    --------
-    >>> phi2 = {"hidden_size": 2560, "num_attention_heads": 32, "rope_theta": 10000.0,
-    ...         "partial_rotary_factor": 0.4}
-    >>> inv_freq, attention_factor = config_rope_frequencies(phi2)
-    >>> len(inv_freq), float(inv_freq[1]), attention_factor   # 32 of 80 dims rotated
-    (16, 0.5623413251903491, 1.0)
-    """
-    settings = rope_settings(config)
-    if layer_type is None:
-        if len(settings) != 1:
-            options = ", ".join(repr(t) for t in settings)
-            raise ValueError(f"layer_type must name one of {options} (the config has several)")
-        (layer_type,) = settings
-    layer_type = check_choice("layer_type", layer_type, settings)
-    chosen = settings[layer_type]
-    if chosen is None:
-        raise ValueError(f"layer_type {layer_type!r} has no RoPE (its rope_parameters are null)")
-    return chosen.frequencies(seq_len)
 
 
 def _layer_count(cfg: Mapping, path: str) -> int:

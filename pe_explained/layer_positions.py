@@ -48,28 +48,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import check_bool, check_config_int, check_float, check_int
+from .families import FAMILIES
 from .hf_config import (
     _LLAMA4_TEMPERATURE,
     _LLAMA4_TYPES,
     ALL_LAYERS,
     ROPE_KEYS,
-    _check_config,
     _layer_count,
     _layer_type_list,
     _rotating_layers,
-    _text_part,
-    rope_settings,
 )
-from .hf_nonrotary import nonrotary_positions
 from .temperature import attention_temperature
 
 __all__ = [
     "LAYER_SOURCES",
     "LayerPosition",
     "TemperatureSettings",
-    "config_attention_temperature",
-    "layer_positions",
-    "layer_rope_types",
+    "nonrotary_layers",
+    "read_layers",
+    "read_temperature",
 ]
 
 #: What a layer takes its positions from (see the module's docstring).
@@ -98,18 +95,11 @@ _LAYER_TYPES = frozenset(
 )
 #: Layer types with no softmax attention.
 _RECURRENT = frozenset({"linear_attention"})
-#: The mixer of a recurrent layer, by family.
-_MIXERS = {
-    "qwen3_next": "Gated DeltaNet",
-    "qwen3_5": "Gated DeltaNet",
-    "qwen3_5_text": "Gated DeltaNet",
-    "qwen3_5_moe": "Gated DeltaNet",
-    "qwen3_5_moe_text": "Gated DeltaNet",
-    "kimi_linear": "Kimi Delta Attention",
-    "granitemoehybrid": "Mamba-2",
-}
+#: The mixer of a recurrent layer, by family (:mod:`~pe_explained.families`).
+_MIXERS = {t: f.mixer for t, f in FAMILIES.items() if f.mixer}
+#: Families whose layers attend every ``full_attention_interval``-th layer.
 _INTERVAL_TYPES = frozenset(
-    {"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
+    t for t, f in FAMILIES.items() if f.attention_every == "full_attention_interval"
 )
 #: DeepSeek-V4's legacy ``compress_ratios`` and its layer types.
 _V4_RATIOS = {
@@ -249,61 +239,20 @@ def _v4_layer_types(cfg: Mapping, path: str, count: int) -> list[str]:
 
 
 def _attention_rotates(cfg: Mapping, kind: str) -> bool:
-    """Whether an attention layer of ``kind`` calls the rotation, by its family's code."""
-    model_type = cfg.get("model_type")
-    if model_type == "kimi_linear":
-        return False  # KimiLinearAttention has no rotary code
-    if model_type == "granitemoehybrid":
-        return cfg.get("position_embedding_type") == "rope"  # an exact comparison
-    if model_type == "exaone4":
-        return cfg.get("sliding_window") is None or kind == "sliding_attention"
-    if model_type == "cohere2":
-        return kind == "sliding_attention"
-    if model_type == "hunyuan":  # the remote code: `if self.use_rotary_pos_emb:`
-        return bool(cfg.get("use_rotary_pos_emb", True))
-    return True
+    """Whether an attention layer of ``kind`` calls the rotation, by its family's code
+    (:mod:`~pe_explained.families`; a family not listed: every attention layer)."""
+    family = FAMILIES.get(cfg.get("model_type"))
+    return family is None or family.attention_rotates(cfg, kind)
 
 
-def layer_positions(config) -> list[LayerPosition]:
-    """Where every layer of a model gets its positions from.
-
-    Parameters
-    ----------
-    config : dict
-        A model's ``config.json``, loaded (the language model's part of a multimodal
-        config is read, as :func:`~pe_explained.rope_settings` reads it); needs
-        ``num_hidden_layers``.
-
-    Returns
-    -------
-    list of LayerPosition
-        One per layer, in order.
-
-    Raises
-    ------
-    TypeError, ValueError
-        Naming the key and the rule: a ``layer_types`` shorter than the layers, a
-        layer type the RoPE settings do not cover, a bad ``no_rope_layers``.
-
-    Examples
-    --------
-    >>> qwen3_next = {"model_type": "qwen3_next", "num_hidden_layers": 4, "head_dim": 256,
-    ...               "partial_rotary_factor": 0.25, "rope_theta": 10000000}
-    >>> [(p.source, p.mixer) for p in layer_positions(qwen3_next)]  # doctest: +NORMALIZE_WHITESPACE
-    [('recurrence', 'Gated DeltaNet'), ('recurrence', 'Gated DeltaNet'),
-     ('recurrence', 'Gated DeltaNet'), ('rotary', 'attention')]
-    """
-    _check_config(config)
-    scheme = None if any(k in config for k in ROPE_KEYS) else nonrotary_positions(config)
-    if scheme is not None:  # every layer attends; positions from the input or a bias
-        source = "absolute" if scheme.where == "input" else "bias"
-        return [
-            LayerPosition(i, ALL_LAYERS, source, None, "attention")
-            for i in range(scheme.num_layers)
-        ]
-    cfg, path = _text_part(config)
+def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
+    """Every layer of ``cfg`` (a config's language-model part as its family's class
+    leaves it, named ``path``; it gives ``num_hidden_layers``), following the family's
+    modeling code. ``rope()`` returns the RoPE settings (:func:`~pe_explained.hf_config.
+    read_rope`), asked for only where the config states RoPE or a layer rotates. One
+    step of :func:`~pe_explained.read_model`."""
     # a config that states RoPE has it checked first, whatever its layers
-    early = rope_settings(config) if any(k in cfg for k in ROPE_KEYS) else None
+    early = rope() if any(k in cfg for k in ROPE_KEYS) else None
     count = _layer_count(cfg, path)
     window, chunk = _window_and_chunk(cfg, path)
     kinds = _layer_type_names(cfg, path, count)
@@ -313,7 +262,7 @@ def layer_positions(config) -> list[LayerPosition]:
         kind not in _RECURRENT and _attention_rotates(cfg, kind) and (flags is None or flags[i])
         for i, kind in enumerate(kinds)
     ]
-    settings = (early if early is not None else rope_settings(config)) if any(rotates) else {}
+    settings = (early if early is not None else rope()) if any(rotates) else {}
     mla = cfg.get("qk_rope_head_dim") is not None and cfg.get("kv_lora_rank") is not None
     out = []
     for index, (kind, rotate) in enumerate(zip(kinds, rotates, strict=True)):
@@ -321,10 +270,10 @@ def layer_positions(config) -> list[LayerPosition]:
             mixer = _MIXERS.get(model_type, "linear attention")
             out.append(LayerPosition(index, kind, "recurrence", None, mixer))
             continue
-        rope = None
+        rope_key = None
         if rotate:
-            rope = _rope_key(settings, kind, model_type, path, index)
-            if rope is None:
+            rope_key = _rope_key(settings, kind, model_type, path, index)
+            if rope_key is None:
                 rotate = False
         mixer = "MLA" if mla else "attention + Mamba-2" if kind == "hybrid" else "attention"
         out.append(
@@ -332,7 +281,7 @@ def layer_positions(config) -> list[LayerPosition]:
                 index,
                 kind,
                 "rotary" if rotate else "nope",
-                rope,
+                rope_key,
                 mixer,
                 # no layer types: every layer attends through the window (Mistral's code)
                 window=window if kind in _WINDOWED | {ALL_LAYERS} else None,
@@ -340,6 +289,15 @@ def layer_positions(config) -> list[LayerPosition]:
             )
         )
     return out
+
+
+def nonrotary_layers(scheme) -> list[LayerPosition]:
+    """Every layer of a model without rotary embeddings (:class:`~pe_explained.hf_nonrotary.
+    NonRotaryPositions`): each attends, with positions from the input or a bias."""
+    source = "absolute" if scheme.where == "input" else "bias"
+    return [
+        LayerPosition(i, ALL_LAYERS, source, None, "attention") for i in range(scheme.num_layers)
+    ]
 
 
 def _window_and_chunk(cfg: Mapping, path: str) -> tuple[int | None, int | None]:
@@ -375,48 +333,6 @@ def _rope_key(settings: Mapping, kind: str, model_type, path: str, index: int) -
     return key if settings[key] is not None else None
 
 
-def layer_rope_types(config) -> list[str | None]:
-    """Which RoPE each layer of a model uses: a key of :func:`~pe_explained.rope_settings`,
-    or None for a layer that does not rotate (a NoPE attention layer, or a layer with no
-    attention: see :func:`layer_positions`, on which it is built).
-
-    A layer has no rotary embedding when
-
-    * it has no softmax attention (Gated DeltaNet, Kimi Delta Attention, Mamba-2
-      layers of Qwen3-Next, Qwen3.5, Kimi Linear, Granite 4.0-H);
-    * its layer type's RoPE dict is null (v5 configs);
-    * ``no_rope_layers`` holds 0 at its index (Llama 4, SmolLM3; when the file
-      gives no list, transformers makes every ``no_rope_layer_interval``-th
-      layer, default 4th, a NoPE layer: layers 3, 7, 11, …);
-    * its family's code does not rotate it: Cohere2 (Command R7B) and EXAONE 4 with a
-      sliding window rotate only their sliding-window layers, Kimi Linear none, Granite
-      4.0-H none unless ``position_embedding_type`` is ``"rope"``.
-
-    Layer types come from ``layer_types``, else from ``sliding_window_pattern``
-    as transformers builds them (layer ``i`` is global when ``(i + 1) %
-    pattern == 0``; Gemma 3's default pattern is 6, Cohere2's 4).
-
-    Parameters
-    ----------
-    config : dict
-        A model's ``config.json``, loaded; needs ``num_hidden_layers``.
-
-    Returns
-    -------
-    list
-        One entry per layer: the key whose :class:`~pe_explained.RopeSettings` it uses
-        (``"default"`` when all layers share one), or None.
-
-    Examples
-    --------
-    >>> scout = {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128,
-    ...          "rope_theta": 500000.0}
-    >>> layer_rope_types(scout)   # every 4th layer is NoPE
-    ['default', 'default', 'default', None, 'default', 'default', 'default', None]
-    """
-    return [p.rope for p in layer_positions(config)]
-
-
 @dataclass(frozen=True)
 class TemperatureSettings:
     """A query multiplier that grows with position (:func:`~pe_explained.attention_temperature`).
@@ -449,32 +365,11 @@ class TemperatureSettings:
         )
 
 
-def config_attention_temperature(config) -> TemperatureSettings | None:
-    """The position-dependent query multiplier a model's config turns on, if any.
-
-    * Llama 4 (``model_type`` ``"llama4_text"``): ``attn_temperature_tuning``
-      (default true) multiplies the queries of its NoPE layers by
-      ``1 + attn_scale · ln(1 + ⌊(p + 1) / floor_scale⌋)`` (defaults 0.1 and 8192);
-    * Ministral 3: a ``llama_4_scaling_beta`` in the RoPE dict multiplies every
-      layer's queries by ``1 + β · ln(1 + ⌊p / original_max_position_embeddings⌋)``.
-
-    Returns None for a model that has neither. Read as ``Llama4TextAttention``
-    and ``Ministral3Attention`` in transformers read them.
-
-    Examples
-    --------
-    >>> scout = {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128,
-    ...          "rope_theta": 500000.0, "floor_scale": 8192, "attn_scale": 0.1}
-    >>> t = config_attention_temperature(scout)
-    >>> t.layers, t.factors([8190, 8191]).round(4).tolist()
-    ((3, 7), [1.0, 1.0693])
-    """
-    _check_config(config)
-    cfg, path = _text_part(config)
-    if any(k in cfg for k in ROPE_KEYS) or cfg.get("num_hidden_layers") is None:
-        rope_settings(config)  # the config as a whole must read
-    else:
-        layer_positions(config)
+def read_temperature(cfg: Mapping, path: str, layers) -> TemperatureSettings | None:
+    """The position-dependent query multiplier ``cfg`` turns on, if any (see
+    :func:`~pe_explained.config_attention_temperature`); ``layers`` are its
+    :class:`LayerPosition` (None where the config gives no ``num_hidden_layers``, which
+    both multipliers need). One step of :func:`~pe_explained.read_model`."""
     if cfg.get("model_type") in _LLAMA4_TYPES:
         values = {key: cfg.get(key, default) for key, default in _LLAMA4_TEMPERATURE.items()}
         if values["attn_temperature_tuning"] is None:
@@ -486,7 +381,9 @@ def config_attention_temperature(config) -> TemperatureSettings | None:
             tuning = check_int(name, tuning, minimum=0) != 0
         if not check_bool(name, tuning):
             return None
-        nope = tuple(p.index for p in layer_positions(config) if p.source == "nope")
+        if layers is None:
+            _layer_count(cfg, path)  # raises: the layers are needed
+        nope = tuple(p.index for p in layers if p.source == "nope")
         return TemperatureSettings(
             beta=check_float(f"{path}['attn_scale']", values["attn_scale"], at_least=0.0),
             floor_scale=check_config_int(f"{path}['floor_scale']", values["floor_scale"], "length"),

@@ -1,9 +1,9 @@
 """What a model's ``config.json`` does to positions: the report behind ``inspect``.
 
 :func:`inspect_config` reads a Hugging Face config (v4 or v5 shape, text or
-multimodal) with :func:`~pe_explained.rope_settings` and the layer readers of
-:mod:`pe_explained.hf_config`, and returns a plain dict (JSON-ready) with, per
-layer type, the numbers the model's rotary embedding holds and what they mean:
+multimodal) once, with :func:`~pe_explained.read_model`, and turns its description
+into a plain dict (JSON-ready) with, per layer type, the numbers the model's rotary
+embedding holds and what they mean:
 
 * ``inv_freq`` (the rotated pairs only, as the model's ``inv_freq`` buffer holds
   them) and ``attention_factor`` (the multiplier on cos and sin);
@@ -27,19 +27,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._checks import check_config_int, check_float, check_optional
-from .dual_chunk import dual_chunk_config, dual_chunk_largest_distance
-from .hf_config import (
-    _INTERLEAVED_MODEL_TYPES,
-    HALVES_MODEL_TYPES,
-    ROPE_KEYS,
-    _check_config,
-    _text_part,
-    rope_settings,
-)
-from .hf_families import standardise
-from .hf_nonrotary import nonrotary_positions
-from .layer_positions import LAYER_SOURCES, config_attention_temperature, layer_positions
+from .layer_positions import LAYER_SOURCES
 from .mla import mla_softmax_scale
+from .model_reading import read_model
 from .rope import rope_frequencies
 from .t5 import t5_relative_bucket
 
@@ -184,20 +174,16 @@ def inspect_config(config, *, seq_len=None) -> dict:
     (64, 41, 5063256)
     """
     seq_len = check_optional(check_config_int, "seq_len", seq_len, kind="length")
-    _check_config(config)
-    scheme = None if any(k in config for k in ROPE_KEYS) else nonrotary_positions(config)
-    if scheme is not None:
-        return _nonrotary_report(config, scheme)
-    cfg, path = _text_part(config)
-    positions = layer_positions(config) if cfg.get("num_hidden_layers") is not None else None
-    rotates = positions is None or any(p.source == "rotary" for p in positions)
-    settings = rope_settings(config) if rotates else {}
-    plan = None if positions is None else [p.rope for p in positions]
+    model = read_model(config)
+    if model.nonrotary is not None:
+        return _nonrotary_report(model)
+    positions = model.layers
+    settings = model.rope if model.rotates else {}
     report: dict = {
-        "model_type": cfg.get("model_type", config.get("model_type")),
-        "config_shape": _shape(config, path),
-        "read_from": path,
-        "num_hidden_layers": None if plan is None else len(plan),
+        "model_type": model.model_type,
+        "config_shape": model.config_shape,
+        "read_from": model.read_from,
+        "num_hidden_layers": None if positions is None else len(positions),
         "layers": None if positions is None else [_position(p) for p in positions],
         "layer_strip": None if positions is None else layer_strip(positions),
         "layer_types": {},
@@ -207,22 +193,21 @@ def inspect_config(config, *, seq_len=None) -> dict:
         "recurrent_layers": None
         if positions is None
         else [p.index for p in positions if p.source == "recurrence"],
-        "notes": _notes(config, cfg, path, positions),
-        "not_modelled": not_modelled(cfg, path),
+        "notes": list(model.notes),
+        "not_modelled": list(model.not_modelled),
         "warnings": [],
         "positions": None,
     }
-    positions = positions or []
-    blocks = block_keys(positions)
+    blocks = block_keys(positions or [])
     for layer_type, entry in settings.items():
         if entry is None:
             continue
-        if plan is None:
+        if positions is None:
             report["layer_types"][layer_type] = _layer_report(entry, None, seq_len)
             report["layer_types"][layer_type]["rope"] = layer_type
         # one block per window of the type's layers (gpt-oss: one RoPE, two windows)
         groups: dict[str, list] = {}
-        for p, key in zip(positions, blocks, strict=True):
+        for p, key in zip(positions or [], blocks, strict=True):
             if p.rope == layer_type:
                 groups.setdefault(key, []).append(p)
         for key, members in groups.items():
@@ -230,9 +215,9 @@ def inspect_config(config, *, seq_len=None) -> dict:
             layers = [p.index for p in members]
             report["layer_types"][key] = _layer_report(entry, layers, seq_len, window)
             report["layer_types"][key]["rope"] = layer_type  # the RoPE key it rotates by
-        if plan is None or groups:
+        if positions is None or groups:
             report["warnings"] += [f"{layer_type}: {w}" for w in _warnings(entry, seq_len)]
-    temperature = config_attention_temperature(config) if plan is not None else None
+    temperature = model.temperature
     report["temperature"] = None
     if temperature is not None:
         report["temperature"] = {
@@ -243,8 +228,9 @@ def inspect_config(config, *, seq_len=None) -> dict:
             "read_from": temperature.source,
         }
     report["mla"] = None
+    cfg = model.text
     if cfg.get("qk_rope_head_dim") is not None and cfg.get("qk_nope_head_dim") is not None:
-        report["mla"] = _mla(cfg, path)
+        report["mla"] = _mla(cfg, model.read_from)
     return report
 
 
@@ -279,35 +265,21 @@ def _mla(cfg: Mapping, path: str) -> dict:
     }
 
 
-def _nonrotary_report(config: Mapping, scheme) -> dict:
+def _nonrotary_report(model) -> dict:
     """The report of a model without rotary embeddings (:mod:`pe_explained.hf_nonrotary`)."""
-    positions = layer_positions(config)
+    positions, scheme = model.layers, model.nonrotary
     return {
-        "model_type": scheme.family,
-        "config_shape": _shape(config, "config"),
-        "read_from": "config",
+        "model_type": model.model_type,
+        "config_shape": model.config_shape,
+        "read_from": model.read_from,
         "num_hidden_layers": len(positions),
         "layers": [_position(p) for p in positions],
         "layer_strip": layer_strip(positions, scheme.kind),
         "layer_types": {},
         "nope_layers": [],
         "recurrent_layers": [],
-        "notes": ([] if scheme.note is None else [scheme.note])
-        + (
-            [
-                "learned_pos_emb is true: MosaicML's own code (llm-foundry's modeling_mpt.py) "
-                "then also adds a learned table of max_seq_len rows to the input; transformers' "
-                "MptModel has no such table and reads ALiBi alone"
-            ]
-            if scheme.family == "mpt" and config.get("learned_pos_emb")
-            else []
-        )
-        + (
-            []
-            if "model_type" in config
-            else [f"config gives no model_type: read as {scheme.family!r} by its architectures"]
-        ),
-        "not_modelled": not_modelled(config, "config"),
+        "notes": list(model.notes),
+        "not_modelled": list(model.not_modelled),
         "warnings": [],
         "positions": {
             "kind": scheme.kind,
@@ -357,20 +329,6 @@ def _t5_shared(scheme) -> dict:
     return out
 
 
-#: Keys that change positions and that this library does not model, with what they do.
-_NOT_MODELLED = {
-    "dual_chunk_attention_config": (
-        "Dual Chunk Attention (Qwen2.5-1M) remaps positions inside and across chunks "
-        "at inference in the runtimes that ran it (vLLM up to 0.10, in its V0 engine; "
-        "vLLM 0.33.0 and transformers 5.23 do not): the frequencies above are unchanged, "
-        "the distances a query sees are not"
-    ),
-    "use_fope": "FoPE replaces RoPE's frequencies with learned Fourier series",
-    "xdrope_section": "XD-RoPE splits the rotated pairs into sections of other positions",
-    "position_embedding_xdrope": (
-        "XD-RoPE (Hunyuan's remote code) splits the rotated pairs into sections of other positions"
-    ),
-}
 #: One character per layer in :func:`layer_strip`, by where its positions come from.
 STRIP = {"nope": "n", "recurrence": "~", "absolute": "a", "bias": "b"}
 #: What the layers of a model without rotary embeddings take their positions from.
@@ -379,12 +337,6 @@ _NONROTARY_LEGEND = {
     "alibi": "attention with ALiBi's linear bias on its scores",
     "t5_bias": "attention with T5's bucketed relative bias on its scores",
 }
-
-
-def _shape(config: Mapping, path: str) -> str:
-    """``"v5"`` for a config as transformers 5 writes it (``rope_parameters``), else ``"v4"``."""
-    raw = config.get("text_config") if path.endswith("['text_config']") else config
-    return "v5" if "rope_parameters" in raw and not raw.get("rope_scaling") else "v4"
 
 
 def _position(p) -> dict:
@@ -458,88 +410,6 @@ def layer_strip(positions, kind: str | None = None) -> dict:
             legend[STRIP[source]] = _NONROTARY_LEGEND[kind]
     counts = {source: sum(p.source == source for p in positions) for source in LAYER_SOURCES}
     return {"strip": strip, "legend": legend, "counts": counts}
-
-
-def not_modelled(cfg: Mapping, path: str) -> list[str]:
-    """What the config sets that changes positions and is not in the numbers shown."""
-    out = []
-    for key, what in _NOT_MODELLED.items():
-        if cfg.get(key):
-            out.append(f"{path}[{key!r}]: {what}{_detail(key, cfg, path)}")
-    return out
-
-
-def _detail(key: str, cfg: Mapping, path: str) -> str:
-    """Numbers the library computes for a key it does not fold into the report."""
-    if key != "dual_chunk_attention_config" or cfg.get("max_position_embeddings") is None:
-        return ""
-    dca = dual_chunk_config(cfg[key])
-    context = check_config_int(
-        f"{path}['max_position_embeddings']", cfg["max_position_embeddings"], "length"
-    )
-    largest = dual_chunk_largest_distance(context, dca["chunk_size"], dca["local_size"])
-    return (
-        f"; with chunk_size {dca['chunk_size']} and local_size {dca['local_size']} the largest "
-        f"distance any query sees over {context} tokens is {largest} "
-        "(pe_explained.dual_chunk)"
-    )
-
-
-def _notes(config, cfg: Mapping, path: str, positions) -> list[str]:
-    """What the reader should know that the numbers alone do not say."""
-    raw = config.get("text_config") if path.endswith("['text_config']") else config
-    notes = list(standardise(raw, path)[1])
-    model_type = cfg.get("model_type")
-    scaling = cfg.get("rope_scaling") or cfg.get("rope_parameters") or {}
-    if (
-        isinstance(scaling, Mapping)
-        and scaling.get("rope_type", scaling.get("type")) == "yarn"
-        and scaling.get("beta_fast") is not None
-        and scaling.get("beta_fast") == scaling.get("beta_slow")
-    ):
-        notes.append(
-            f"beta_fast = beta_slow = {scaling['beta_fast']:g}: YaRN's ramp has no width, so "
-            "every pair is either kept or divided by the factor, a step (Kimi K2's setting)"
-        )
-    if model_type == "kimi_linear" and "mla_use_nope" in cfg:
-        notes.append(
-            f"{path}['mla_use_nope'] = {cfg['mla_use_nope']!r} is not read: Kimi Linear's "
-            "attention has no rotary code, so no layer rotates whatever it says"
-        )
-    if model_type == "deepseek_v32":
-        notes.append(
-            "DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in "
-            "halves, while MLA rotates interleaved pairs: the same tables, two pairings"
-        )
-    if model_type in ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"):
-        notes.append(
-            "MLA rotates the last qk_rope_head_dim dims of each query head and one key "
-            "shared by all heads; the other dims carry no position"
-        )
-    if cfg.get("num_kv_shared_layers") is not None:
-        name = f"{path}['num_kv_shared_layers']"
-        shared = check_config_int(name, cfg["num_kv_shared_layers"], "layers", minimum=0)
-    if cfg.get("num_kv_shared_layers"):
-        notes.append(
-            f"the last {shared} layers rotate their queries only and reuse keys (already "
-            "rotated) from an earlier layer of their type (num_kv_shared_layers)"
-        )
-    tuning = cfg.get("attn_temperature_tuning")
-    if isinstance(tuning, int) and not isinstance(tuning, bool):
-        notes.append(
-            f"{path}['attn_temperature_tuning'] = {tuning}: the modeling code tests only its "
-            "truth; transformers 5.23's config class accepts only true or false"
-        )
-    # without num_hidden_layers (positions None) the model is read as rotating
-    if positions is None or any(p.source == "rotary" for p in positions):
-        known = HALVES_MODEL_TYPES | _INTERLEAVED_MODEL_TYPES
-        if model_type not in known and cfg.get("rope_interleave") is None:
-            notes.append(
-                f"model_type {model_type!r} is not one whose code this library has read: "
-                "its pairing is assumed 'halves' (rotate_half, as most transformers models); "
-                "check its apply_rotary_pos_emb"
-            )
-    return notes
 
 
 def _numbers(values, shown=3) -> str:

@@ -37,9 +37,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._checks import check_choice, check_config_int, check_optional
-from .hf_config import ALL_LAYERS, ROPE_KEYS, _check_config, _text_part, rope_settings
+from .hf_config import ALL_LAYERS
 from .hf_families import DEFAULT_MAX_POSITIONS
-from .hf_nonrotary import nonrotary_positions
+from .model_reading import read_model
 from .rope import rope_frequencies
 
 __all__ = [
@@ -105,9 +105,10 @@ def _context(settings, seq_len):
 
 
 def _start(runtime: str, config, seq_len):
-    """Checked arguments, the settings and the result skeleton shared by both runtimes."""
+    """Checked arguments, the config's description (:func:`~pe_explained.read_model`),
+    its RoPE settings and the result skeleton shared by both runtimes."""
     seq_len = check_optional(check_config_int, "seq_len", seq_len, kind="length")
-    _check_config(config)
+    model = read_model(config)
     result = {
         "runtime": runtime,
         "version": RUNTIME_VERSIONS[runtime],
@@ -116,18 +117,16 @@ def _start(runtime: str, config, seq_len):
         "warnings": [],
         "notes": [],
     }
-    cfg, _ = _text_part(config)
-    if not any(key in cfg for key in ROPE_KEYS):
-        scheme = nonrotary_positions(config)
-        if scheme is not None:
-            result["notes"].append(
-                f"no rotary embedding ({scheme.kind} positions): nothing to set but the context"
-            )
-            return seq_len, None, None, result, scheme.positions
-    settings = rope_settings(config)
+    scheme = model.nonrotary
+    if scheme is not None:
+        result["notes"].append(
+            f"no rotary embedding ({scheme.kind} positions): nothing to set but the context"
+        )
+        return model, seq_len, None, None, result, scheme.positions
+    settings = model.answer("rope")
     primary = _primary(settings)
     result["layer_type"] = primary
-    return seq_len, settings, primary, result, None
+    return model, seq_len, settings, primary, result, None
 
 
 def llama_cpp_arguments(config, *, seq_len=None) -> dict:
@@ -189,7 +188,7 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
      --yarn-orig-ctx 8192 --yarn-ext-factor 1 --yarn-beta-fast 32.0 --yarn-beta-slow 1.0
      -c 32768'
     """
-    seq_len, settings, primary, result, positions = _start("llama.cpp", config, seq_len)
+    model, seq_len, settings, primary, result, positions = _start("llama.cpp", config, seq_len)
     args, warn, note = result["arguments"], result["warnings"], result["notes"]
     if settings is None:
         if (context := seq_len or positions) is not None:
@@ -210,7 +209,7 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
         args += ["--rope-scaling", "linear", "--rope-freq-scale", _number(1 / scaling["factor"])]
     elif s.rope_type == "yarn":
         _llama_cpp_yarn(
-            s, scaling, args, warn, note, sliding=len(settings) > 1, family=_family(config)
+            s, scaling, args, warn, note, sliding=len(settings) > 1, family=model.model_types
         )
     elif s.rope_type != "longrope":
         args += ["--rope-scaling", "none"]
@@ -242,8 +241,8 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
     if "mrope_section" in s.extra:
         note.append(f"M-RoPE sections: the GGUF's {ARCH}.rope.dimension_sections (no flag)")
     _other_layer_types(settings, primary, args, warn, note)
-    _layer_pattern(config, args, warn)
-    if _text_part(config)[0].get("dual_chunk_attention_config"):
+    _layer_pattern(model, args, warn)
+    if model.text.get("dual_chunk_attention_config"):
         warn.append(
             "dual_chunk_attention_config: llama.cpp 0c1e57098 has no Dual Chunk Attention; "
             "positions run on as plain RoPE"
@@ -299,12 +298,6 @@ def _yarn_log_loader(family):
 def _mscale(scale: float, mscale: float) -> float:
     """``get_mscale`` of llama-context.cpp: 1 for s <= 1, else 0.1 · mscale · ln s + 1."""
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
-
-
-def _family(config) -> tuple[str, ...]:
-    """The config's model types, outer first (a multimodal config and its text part)."""
-    cfg, _ = _text_part(config)
-    return tuple(str(c.get("model_type")) for c in (config, cfg) if c.get("model_type"))
 
 
 def _llama_cpp_yarn(s, scaling, args, warn, note, *, sliding, family=()) -> None:
@@ -370,10 +363,10 @@ def _llama_cpp_yarn(s, scaling, args, warn, note, *, sliding, family=()) -> None
 SLIDING_PERIODS = {"gemma3": 6, "gemma3_text": 6}
 
 
-def _layer_pattern(config, args, warn) -> None:
+def _layer_pattern(model, args, warn) -> None:
     """The override that gives llama.cpp a Gemma 3's sliding layers, or a warning."""
-    period = next((SLIDING_PERIODS[f] for f in _family(config) if f in SLIDING_PERIODS), None)
-    layer_types = _text_part(config)[0].get("layer_types")
+    period = next((SLIDING_PERIODS[f] for f in model.model_types if f in SLIDING_PERIODS), None)
+    layer_types = model.text.get("layer_types")
     if period is None or not layer_types:
         return
     full = [i for i, kind in enumerate(layer_types) if kind != "sliding_attention"]
@@ -487,7 +480,7 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
     >>> args[0], json.loads(args[1])["rope_parameters"]["rope_theta"], args[2:]
     ('--hf-overrides', 500000.0, ['--max-model-len', '131072'])
     """
-    seq_len, settings, primary, result, positions = _start("vllm", config, seq_len)
+    model, seq_len, settings, primary, result, positions = _start("vllm", config, seq_len)
     args, warn, note = result["arguments"], result["warnings"], result["notes"]
     if settings is None:
         if (context := seq_len or positions) is not None:
@@ -510,9 +503,9 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
             "reads them; no rope_parameters in --hf-overrides"
         )
         printed, rope = {}, [_rope_dict(e) for e in settings.values() if e is not None]
-    limit = _vllm_limits(config, rope)
+    limit = _vllm_limits(model, rope)
     if n is not None and n > limit["limit"]:
-        overrides.update(_longer(config, n))
+        overrides.update(_longer(model, n))
         for name, params in printed.items():  # vLLM: LongRoPE's factor from the length
             if params["rope_type"] == "longrope":
                 attention = float(settings[name].frequencies(n)[1])
@@ -524,8 +517,8 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
             f"override sets max_position_embeddings to {n}, past the length the config gives"
         )
     if overrides:
-        # a multimodal config's RoPE lives in its text_config (hf_config._text_part)
-        if _text_part(config)[1] != "config":
+        # a multimodal config's RoPE lives in its text_config (hf_config.text_part)
+        if model.read_from != "config":
             overrides = {"text_config": overrides}
         args += ["--hf-overrides", json.dumps(overrides, allow_nan=False)]
     if s.rope_type == "proportional" and (s.scaling or {}).get("factor") not in (None, 1.0):
@@ -542,7 +535,7 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
             "factors at every position (phi3_long_rope_scaled_rope.py); transformers switches "
             f"past {s.original_max_position_embeddings} tokens of the current sequence"
         )
-    if _text_part(config)[0].get("dual_chunk_attention_config"):
+    if model.text.get("dual_chunk_attention_config"):
         warn.append(
             "dual_chunk_attention_config: vLLM 0.33.0 passes it to its attention layers, but "
             "no backend of its engine runs Dual Chunk Attention; its one backend, "
@@ -595,12 +588,9 @@ def vllm_max_model_len(config) -> dict:
     >>> vllm_max_model_len(linear)
     {'limit': 16384, 'default': 16384, 'key': 'max_position_embeddings'}
     """
-    _check_config(config)
-    cfg, _ = _text_part(config)
-    rotary = any(k in cfg for k in ROPE_KEYS) or nonrotary_positions(config) is None
-    # rope_settings refuses a config that states neither RoPE nor another known scheme
-    settings = rope_settings(config).values() if rotary else ()
-    return _vllm_limits(config, [_rope_dict(s) for s in settings if s is not None])
+    model = read_model(config)
+    settings = () if model.nonrotary is not None else model.answer("rope").values()
+    return _vllm_limits(model, [_rope_dict(s) for s in settings if s is not None])
 
 
 def _rope_dict(settings) -> dict:
@@ -608,14 +598,14 @@ def _rope_dict(settings) -> dict:
     return {**(settings.scaling or {}), "rope_type": settings.rope_type}
 
 
-def _vllm_length(config) -> tuple[int, str]:
+def _vllm_length(model) -> tuple[int, str]:
     """The length ``_get_and_verify_max_len`` starts from, and the key it comes from."""
-    cfg, path = _text_part(config)
+    cfg, path = model.text, model.read_from
     values = {}
     for name in _VLLM_LENGTH_KEYS:
         if cfg.get(name) is not None:
             values[name] = check_config_int(f"{path}[{name!r}]", cfg[name], "length")
-    family = cfg.get("model_type", config.get("model_type"))
+    family = model.model_type
     if "max_position_embeddings" not in values and family in DEFAULT_MAX_POSITIONS:
         # vLLM reads the configuration object: its class's default where the file has none
         values["max_position_embeddings"] = DEFAULT_MAX_POSITIONS[family]
@@ -630,12 +620,11 @@ def _vllm_length(config) -> tuple[int, str]:
     return values[key], named.get(key, key)
 
 
-def _vllm_limits(config, rope: list[dict]) -> dict:
+def _vllm_limits(model, rope: list[dict]) -> dict:
     """:func:`vllm_max_model_len` for the RoPE dicts vLLM reads (the file's or an
     override's)."""
-    length, key = _vllm_length(config)
-    cfg, _ = _text_part(config)
-    model_type = str(config.get("model_type", cfg.get("model_type", "")))
+    length, key = _vllm_length(model)
+    model_type = model.model_types[0] if model.model_types else ""
     if rope and "gemma3" not in model_type:
         factor = 1.0
         for params in rope:
@@ -645,16 +634,16 @@ def _vllm_limits(config, rope: list[dict]) -> dict:
     limit = int(length)
     default = limit
     if any(params["rope_type"] == "longrope" for params in rope):
-        value = config.get("original_max_position_embeddings")
+        value = model.file.get("original_max_position_embeddings")
         name = "config['original_max_position_embeddings']"
         default = limit if value is None else check_config_int(name, value, "length")
     return {"limit": limit, "default": default, "key": key}
 
 
-def _longer(config, n: int) -> dict:
+def _longer(model, n: int) -> dict:
     """The length keys that let vLLM accept ``--max-model-len n``: ``max_position_embeddings``
     and every smaller length key the text config sets, all ``n``."""
-    cfg, _ = _text_part(config)
+    cfg = model.text
     longer = {"max_position_embeddings": n}
     for name in _VLLM_LENGTH_KEYS:
         if cfg.get(name) is not None and cfg[name] < n:

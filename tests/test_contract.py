@@ -989,6 +989,7 @@ LAYERED_CONFIG = {
 CALLS["layer_rope_types"] = (
     Call(pe.layer_rope_types, {"config": LAYERED_CONFIG}, {"config": "config"}),
 )
+CALLS["read_model"] = (Call(pe.read_model, {"config": LAYERED_CONFIG}, {"config": "config"}),)
 CALLS["layer_positions"] = (
     Call(pe.layer_positions, {"config": LAYERED_CONFIG}, {"config": "config"}),
 )
@@ -1555,6 +1556,12 @@ def _is_str_tuple(value) -> bool:
 
 #: The constants of ``__all__`` and what each must be.
 CONSTANTS: dict[str, Callable[[object], bool]] = {
+    # read_model's result, built by it alone: a frozen dataclass
+    "ModelPositions": lambda v: (
+        isinstance(v, type)
+        and v.__dataclass_params__.frozen
+        and isinstance(pe.read_model(LAYERED_CONFIG), v)
+    ),
     "LAYOUTS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
     "ANGLE_PRECISIONS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),
     "ALIBI_FORMS": lambda v: _is_str_tuple(v) and len(set(v)) == len(v),

@@ -30,7 +30,8 @@ import pytest
 from pe_book import TABLES, VALUES, load_all
 from pe_book.chapters import alibi, conventions, rope
 from pe_book.models import MODELS_DIR
-from pe_explained.hf_config import _INTERLEAVED_MODEL_TYPES, rope_settings
+from pe_explained import rope_settings
+from pe_explained.hf_config import _INTERLEAVED_MODEL_TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -100,10 +101,17 @@ def test_notebook_4_names_examples_and_points_to_inspect():
 
 
 def test_the_config_inspector_knows_the_same_interleaved_types():
+    """The page keeps no list of its own: its reading takes the library's registry of
+    families from the widget's data (pe_explained.families.FAMILIES)."""
+    from pe_book import load_all
+    from pe_book.interactive import INTERACTIVES
+
     script = (DOCS / "assets" / "javascripts" / "inspector-layers.js").read_text(encoding="utf-8")
-    found = re.search(r"const INTERLEAVED = set\(((?:\s*\"[^\"]*\"\s*\+?)+)\);", script)
-    assert found, "inspector-layers.js should define INTERLEAVED as a set of words"
-    words = "".join(re.findall(r"\"([^\"]*)\"", found.group(1))).split()
+    assert 'const INTERLEAVED = { has: ruled("pairing", "interleaved") };' in script
+    assert not re.search(r"const INTERLEAVED = set\(", script)
+    load_all()
+    families = INTERACTIVES["inspector"].defaults()["families"]
+    words = [t for t, f in families.items() if f["pairing"] == "interleaved"]
     assert sorted(words) == sorted(_INTERLEAVED_MODEL_TYPES)
 
 

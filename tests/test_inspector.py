@@ -24,6 +24,7 @@ palettes; axe; keyboard focus; no console error; and bad input shows one sentenc
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -58,14 +59,19 @@ needs_browser = pytest.mark.skipif(
 
 
 def test_the_page_carries_each_gallery_model_by_name_and_config_only():
+    from pe_explained.families import FAMILIES
+
     defaults = INTERACTIVES["inspector"].defaults()
-    assert set(defaults) == {"models", "start"}
+    assert set(defaults) == {"models", "start", "families"}
     assert defaults["models"] == [[m.model, m.config] for m in load_models()]
     assert defaults["start"] in [m.model for m in load_models()]
+    # the library's registry of families, which the page's reading follows
+    assert defaults["families"] == {t: dataclasses.asdict(f) for t, f in FAMILIES.items()}
     html = interactive_html("inspector")
     assert 'data-script="inspector"' in html
-    # compact: the configs' JSON without spaces, escaped once
-    assert len(html) < 2.2 * len(json.dumps(defaults["models"], separators=(",", ":")))
+    # compact: the configs' and the registry's JSON without spaces, escaped once
+    carried = json.dumps([defaults["models"], defaults["families"]], separators=(",", ":"))
+    assert len(html) < 2.2 * len(carried)
 
 
 def test_the_page_expands_to_the_inspector_and_is_linked_from_chapters_19_and_21():
@@ -85,7 +91,7 @@ def test_the_page_expands_to_the_inspector_and_is_linked_from_chapters_19_and_21
 
 def test_the_inspectors_parts_are_loaded_in_order_before_it():
     parts = mkdocs_config()["extra"]["widget_script_parts"]["inspector"]
-    assert parts == ["inspector-rope", "inspector-layers", "inspector-report"]
+    assert parts == ["inspector-rope", "inspector-layers", "inspector-reading", "inspector-report"]
     for stem in (*parts, "inspector"):
         assert (SCRIPTS / f"{stem}.js").stat().st_size < 40_000
 
@@ -821,6 +827,25 @@ def shipped(browser, server):
     assert not errors, errors
 
 
+@pytest.mark.browser
+@needs_browser
+def test_the_page_reads_with_the_library_s_registry_and_rules(shipped):
+    """One registry of families: the page's reading takes the library's (the widget's data)
+    and has a rule for each rule the registry names; :func:`compare` shows they agree."""
+    from pe_explained.families import FAMILIES, ROTATION_RULES
+
+    rules = shipped.evaluate("() => Object.keys(window.peInspector.ROTATION_RULES)")
+    assert sorted(rules) == sorted(ROTATION_RULES)
+    for name, family in FAMILIES.items():
+        seen = shipped.evaluate("(t) => window.peInspector.family(t)", name)
+        assert seen == dataclasses.asdict(family), name
+    gemma3 = {"model_type": "gemma3_text", "head_dim": 64, "num_hidden_layers": 6}
+    model = shipped.evaluate("(c) => window.peInspector.read(c)", gemma3)
+    assert model["read_from"] == "config" and model["family"]["sliding_pattern"] == 6
+    kinds = [layer["layer_type"] for layer in model["layers"]]
+    assert kinds == ["sliding_attention"] * 5 + ["full_attention"]  # the class's pattern
+
+
 # --- (a) the gallery, (b) edge cases, (c) bad input: the library's report ----------------
 
 
@@ -894,9 +919,14 @@ FAULTS = [
         "range(count).map((i) => (i + 1) % interval !== 0)",
         "range(count).map((i) => i % interval !== 0)",
     ),
-    ("inspector-layers", 'if (type === "cohere2") return kind === "sliding_attention";', ""),
+    # the registry's rule of Cohere2's global layers (NoPE), as the page applies it
+    (
+        "inspector-layers",
+        'sliding: (cfg, kind) => kind === "sliding_attention",',
+        "sliding: () => true,",
+    ),
     ("inspector-report", "Math.min(num(window), num(truthy", "Math.max(num(window), num(truthy"),
-    ("inspector-report", "Math.min(2 * len - 1, chunk)", "Math.min(2 * len, chunk)"),
+    ("inspector-reading", "Math.min(2 * len - 1, chunk)", "Math.min(2 * len, chunk)"),
     ("inspector-report", "exact + Math.trunc(scaled)", "exact + Math.round(scaled)"),
     (
         "inspector-report",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import pe_explained as pe
-from pe_explained import model_report
+from pe_explained import model_reading
 from pe_explained.cli import main
 from pe_explained.hf_families import standardise
 from pe_explained.model_report import inspect_config
@@ -409,8 +409,8 @@ READ = {
     # Hunyuan's remote code: whether its attention rotates
     "use_rotary_pos_emb",
 }
-#: Keys named as not modelled by ``inspect`` (model_report._NOT_MODELLED).
-NAMED = set(model_report._NOT_MODELLED)
+#: Keys named as not modelled by ``inspect`` (model_reading.NOT_MODELLED).
+NAMED = set(model_reading.NOT_MODELLED)
 #: Keys whose names match but that move no position.
 NOT_POSITIONAL = {
     "bos_token_id",

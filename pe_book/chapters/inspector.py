@@ -4,6 +4,10 @@ report of ``python -m pe_explained inspect`` there."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
+from pe_explained.families import FAMILIES
+
 from ..interactive import interactive
 from ..models import load_models
 
@@ -18,5 +22,10 @@ START = "Gemma 3 12B IT (text tower)"
     script="inspector",
 )
 def _():
-    # only each model's name and its config: the page carries no more of the gallery
-    return {"models": [[m.model, m.config] for m in load_models()], "start": START}
+    # only each model's name and its config: the page carries no more of the gallery; and
+    # the library's registry of families, which the page's reading follows as it is
+    return {
+        "models": [[m.model, m.config] for m in load_models()],
+        "start": START,
+        "families": {name: asdict(family) for name, family in FAMILIES.items()},
+    }

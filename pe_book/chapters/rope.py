@@ -203,7 +203,7 @@ def _long_context_census() -> dict[str, list[str]]:
     ``rules`` the rope_type of each remapped one."""
     found: dict[str, list[str]] = {"long": [], "raised": [], "remapped": [], "rules": []}
     for entry in load_models():
-        blocks = (inspect_config(entry.config)["layer_types"] or {}).values()
+        blocks = (inspect_config(entry.reading)["layer_types"] or {}).values()
         contexts = [b["max_position_embeddings"] for b in blocks]
         if not blocks or None in contexts or max(contexts) < LONG_CONTEXT:
             continue

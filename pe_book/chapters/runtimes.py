@@ -64,9 +64,10 @@ def _():
 
 
 @cache
-def _model(stem: str) -> dict:
+def _model(stem: str):
+    """The gallery file ``<stem>.json``, read once (its :class:`ModelPositions`)."""
     (entry,) = [m for m in load_models() if m.stem == stem]
-    return entry.config
+    return entry.reading
 
 
 @value("phi_limit")
@@ -114,7 +115,7 @@ def _():
     names = [
         m.model
         for m in load_models()
-        if any(w.startswith("truncate: false") for w in llama_cpp_arguments(m.config)["warnings"])
+        if any(w.startswith("truncate: false") for w in llama_cpp_arguments(m.reading)["warnings"])
     ]
     if not names:
         raise ValueError("no gallery model needs a YaRN ramp without rounding any more")

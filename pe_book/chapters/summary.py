@@ -86,7 +86,7 @@ def gallery() -> dict[str, list[tuple[str, str]]]:
     NTK-α); each entry (file stem, model name)."""
     found: dict[str, list[tuple[str, str]]] = {}
     for entry in load_models():
-        report = inspect_config(entry.config)
+        report = inspect_config(entry.reading)
         kinds = set()
         if report["positions"]:
             kinds.add(report["positions"]["kind"])

@@ -1,6 +1,6 @@
-/* The config inspector, part 2: the RoPE of every layer type (hf_config.py), where
- * every layer gets its positions from (layer_positions.py) and the models without
- * rotary embeddings (hf_nonrotary.py).
+/* The config inspector, part 2: the registry of families (families.py), the RoPE of every
+ * layer type (hf_config.py), where every layer gets its positions from (layer_positions.py)
+ * and the models without rotary embeddings (hf_nonrotary.py): the steps of the reading.
  * One of the parts of the config inspector (docs/appendix/inspector.md), loaded in order
  * before inspector.js: together they compute the report of `python -m pe_explained
  * inspect --json` (pe_explained.model_report.inspect_config) as window.peInspector.inspect;
@@ -23,20 +23,38 @@
   const NEEDS_CONTEXT = ["llama3", "yarn", "longrope"];
   const EXTRA_KEYS = ["interleaved", "llama_4_scaling_beta", "max_position_embeddings",
     "mrope_interleaved", "mrope_section"];
-  const INTERLEAVED = set("codegen cohere cohere2 cohere2_moe deepseek_v3 ernie4_5 " +
-    "ernie4_5_moe glm glm4 gptj deepseek_v2 deepseek_v32 deepseek_v4 helium kimi_k2 llama4 " +
-    "llama4_text roformer");
-  const HALVES = set("apertus exaone4 falcon falcon_h1 gemma gemma2 gemma3 gemma3_text gemma3n " +
-    "gemma3n_text gemma4 gemma4_text glm4_moe gpt_neox gpt_oss granite granitemoe " +
-    "granitemoehybrid hunyuan hunyuan_v1_dense hunyuan_v1_moe llama minimax_m2 ministral " +
-    "ministral3 mistral mistral3 mixtral olmo olmo2 olmo3 phi phi3 qwen2 qwen2_5_vl " +
-    "qwen2_5_vl_text qwen2_moe qwen2_vl qwen2_vl_text qwen3 qwen3_5 qwen3_5_moe " +
-    "qwen3_5_moe_text qwen3_5_text qwen3_moe qwen3_next qwen3_vl qwen3_vl_moe qwen3_vl_text " +
-    "seed_oss smollm3 stablelm starcoder2");
-  const NO_ROPE_LIST = set("llama4 llama4_text smollm3");
   const LLAMA4 = set("llama4 llama4_text");
-  const PATTERN_DEFAULT = { gemma3: 6, gemma3_text: 6, gemma3n: 5, gemma3n_text: 5,
-    cohere2: 4, olmo3: 4, gpt_oss: 2 };
+
+  // --- families.py: each family's rules, the page's copy of pe_explained.families.FAMILIES
+  // (the widget's data, written at build time: one registry for the library and the page)
+
+  let registry = null;
+  function family(type) {
+    if (registry === null) {
+      const widget = document.querySelector(".pe-interactive[data-interactive='inspector']");
+      registry = JSON.parse(widget.dataset.defaults).families;
+    }
+    return typeof type === "string" && has(registry, type) ? registry[type] : null;
+  }
+  const ruled = (field, value) => (type) => {
+    const entry = family(type);
+    return entry !== null && entry[field] === value;
+  };
+  const INTERLEAVED = { has: ruled("pairing", "interleaved") };
+  const HALVES = { has: ruled("pairing", "halves") };
+  const NO_ROPE_LIST = { has: ruled("no_rope_layers", true) };
+  const INTERVAL_TYPES = { has: ruled("attention_every", "full_attention_interval") };
+  const familyValue = (type, field) => (family(type) === null ? null : family(type)[field]);
+  // ROTATION_RULES: which attention layers of a family call the rotation
+  const ROTATION_RULES = {
+    every: () => true,
+    none: () => false,
+    sliding: (cfg, kind) => kind === "sliding_attention",
+    "sliding when windowed": (cfg, kind) => get(cfg, "sliding_window") === null ||
+      kind === "sliding_attention",
+    position_embedding_type: (cfg) => get(cfg, "position_embedding_type") === "rope",
+    use_rotary_pos_emb: (cfg) => truthy(get(cfg, "use_rotary_pos_emb", true)),
+  };
   const optionalLength = (cfg, k, path) => (get(cfg, k) === null ? null
     : checkConfigInt(key(path, k), cfg[k], "length"));
   const statesRope = (cfg) => ROPE_KEYS.some((k) => has(cfg, k));
@@ -63,13 +81,11 @@
     return value;
   }
 
-  // _text_part: the language model's part of the config, standardised, and its name
+  // text_part: the language model's part of the config (as given), and its name
   function textPart(config) {
     const text = get(config, "text_config");
-    if (!statesRope(config) && isMap(text)) {
-      return [standardise(text, "config['text_config']")[0], "config['text_config']"];
-    }
-    return [standardise(config, "config")[0], "config"];
+    if (!statesRope(config) && isMap(text)) return [text, "config['text_config']"];
+    return [config, "config"];
   }
 
   function layerTypes(cfg, path) {
@@ -168,7 +184,7 @@
   }
 
   function layout(cfg, path) {
-    if (cfg.model_type === "deepseek_v32") return "interleaved";
+    if (familyValue(cfg.model_type, "reads_rope_interleave") === false) return "interleaved";
     if (get(cfg, "rope_interleave") !== null) {
       if (typeof cfg.rope_interleave !== "boolean") {
         fail(`${key(path, "rope_interleave")} must be true or false`, "TypeError");
@@ -244,9 +260,8 @@
   const settingsFrequencies = (s, seqLen) => ropeFrequencies(s.head_dim, s.rope_theta,
     s.scaling, seqLen, s.partial_rotary_factor);
 
-  function ropeSettings(config) {
-    checkMapping(config);
-    const [cfg, path] = textPart(config);
+  // read_rope(cfg, path): layer type -> settings, of a text part as its family leaves it
+  function readRope(cfg, path) {
     const out = {};
     entries(cfg, path).forEach(([type, entry, where, inherited]) => {
       out[type] = entry === null ? null : settingsOf(type, entry, where, inherited, cfg, path);
@@ -264,7 +279,7 @@
   function layerTypeList(cfg, path, count) {
     const types = layerTypes(cfg, path);
     if (types === null) {
-      let pattern = get(cfg, "sliding_window_pattern", get(PATTERN_DEFAULT, cfg.model_type));
+      let pattern = get(cfg, "sliding_window_pattern", familyValue(cfg.model_type, "sliding_pattern"));
       if (pattern === null) return null;
       pattern = checkConfigInt(key(path, "sliding_window_pattern"), pattern, "layers");
       return range(count).map((i) => ((i + 1) % pattern ? "sliding_attention" : "full_attention"));
@@ -305,11 +320,6 @@
     deepseek_sparse_attention: "indexed_attention", qwen_sparse_attention: "indexed_attention" };
   const LAYER_TYPES = set("full_attention sliding_attention chunked_attention indexed_attention " +
     "compressed_sparse_attention heavily_compressed_attention hybrid linear_attention");
-  const MIXERS = { qwen3_next: "Gated DeltaNet", qwen3_5: "Gated DeltaNet",
-    qwen3_5_text: "Gated DeltaNet", qwen3_5_moe: "Gated DeltaNet",
-    qwen3_5_moe_text: "Gated DeltaNet", kimi_linear: "Kimi Delta Attention",
-    granitemoehybrid: "Mamba-2" };
-  const INTERVAL_TYPES = set("qwen3_next qwen3_5 qwen3_5_text qwen3_5_moe qwen3_5_moe_text");
   const V4 = { 0: "sliding_attention", 4: "compressed_sparse_attention",
     128: "heavily_compressed_attention" };
   const WINDOWED = set("sliding_attention compressed_sparse_attention " +
@@ -389,13 +399,8 @@
   }
 
   function attentionRotates(cfg, kind) {
-    const type = cfg.model_type;
-    if (type === "kimi_linear") return false;
-    if (type === "granitemoehybrid") return get(cfg, "position_embedding_type") === "rope";
-    if (type === "exaone4") return get(cfg, "sliding_window") === null || kind === "sliding_attention";
-    if (type === "cohere2") return kind === "sliding_attention";
-    if (type === "hunyuan") return truthy(get(cfg, "use_rotary_pos_emb", true));
-    return true;
+    const entry = family(cfg.model_type);
+    return entry === null || ROTATION_RULES[entry.rotates](cfg, kind);
   }
 
   function ropeKey(settings, kind, type, path, index) {
@@ -412,15 +417,15 @@
   const position = (index, layerType, source, rope, mixer, window = null, chunk = null) =>
     ({ index, layer_type: layerType, source, rope, mixer, window, chunk });
 
-  function layerPositions(config) {
-    checkMapping(config);
-    const scheme = statesRope(config) ? null : nonrotary(config);
-    if (scheme) {
-      const source = scheme.where === "input" ? "absolute" : "bias";
-      return range(scheme.num_layers).map((i) => position(i, "default", source, null, "attention"));
-    }
-    const [cfg, path] = textPart(config);
-    const early = statesRope(cfg) ? ropeSettings(config) : null;
+  // every layer of a model without rotary embeddings: each attends
+  function nonrotaryLayers(scheme) {
+    const source = scheme.where === "input" ? "absolute" : "bias";
+    return range(scheme.num_layers).map((i) => position(i, "default", source, null, "attention"));
+  }
+
+  // read_layers(cfg, path, rope): every layer; rope() reads the settings when first needed
+  function readLayers(cfg, path, rope) {
+    const early = statesRope(cfg) ? rope() : null;
     const count = layerCount(cfg, path);
     const [window, chunk] = windowAndChunk(cfg, path);
     const kinds = layerTypeNames(cfg, path, count);
@@ -428,11 +433,12 @@
     const flags = rotatingLayers(cfg, path, count);
     const rotates = kinds.map((kind, i) => kind !== "linear_attention" &&
       attentionRotates(cfg, kind) && (flags === null || flags[i]));
-    const settings = rotates.some(Boolean) ? early || ropeSettings(config) : {};
+    const settings = rotates.some(Boolean) ? early || rope() : {};
     const mla = get(cfg, "qk_rope_head_dim") !== null && get(cfg, "kv_lora_rank") !== null;
     return kinds.map((kind, index) => {
       if (kind === "linear_attention") {
-        return position(index, kind, "recurrence", null, get(MIXERS, type, "linear attention"));
+        return position(index, kind, "recurrence", null,
+          familyValue(type, "mixer") || "linear attention");
       }
       let rotate = rotates[index];
       let rope = null;
@@ -457,8 +463,8 @@
     return [window, chunk];
   }
 
-  function temperature(config) {
-    const [cfg, path] = textPart(config);
+  // read_temperature(cfg, path, layers): layers null where the config gives none
+  function readTemperature(cfg, path, layers) {
     if (LLAMA4.has(cfg.model_type)) {
       const values = { attn_temperature_tuning: true, attn_scale: 0.1, floor_scale: 8192 };
       Object.keys(values).forEach((k) => { values[k] = get(cfg, k, values[k]); });
@@ -467,11 +473,12 @@
       const name = key(path, "attn_temperature_tuning");
       if (isInt(tuning)) tuning = num(checkInt(name, tuning, 0)) !== 0;
       if (!checkBool(name, tuning)) return null;
+      if (layers === null) layerCount(cfg, path); // fails: the layers are needed
       return {
         beta: checkFloat(key(path, "attn_scale"), values.attn_scale, { ge: 0 }),
         floor_scale: checkConfigInt(key(path, "floor_scale"), values.floor_scale, "length"),
         offset: 1,
-        layers: layerPositions(config).filter((p) => p.source === "nope").map((p) => p.index),
+        layers: layers.filter((p) => p.source === "nope").map((p) => p.index),
         read_from: `${path}['attn_temperature_tuning'], ['attn_scale'], ['floor_scale']`,
       };
     }
@@ -592,7 +599,8 @@
   }
 
   Object.assign(window.peInspector, {
-    ROPE_KEYS, INTERLEAVED, HALVES, LLAMA4, SOURCES, statesRope, textPart, ropeSettings,
-    settingsFrequencies, layerCount, layerPositions, temperature, nonrotary,
+    ROPE_KEYS, INTERLEAVED, HALVES, LLAMA4, SOURCES, ROTATION_RULES, family, statesRope, textPart,
+    readRope, settingsFrequencies, layerCount, readLayers, nonrotaryLayers, readTemperature,
+    nonrotary,
   });
 })();

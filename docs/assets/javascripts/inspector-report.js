@@ -1,5 +1,5 @@
-/* The config inspector, part 3: the report (model_report.py), as
- * window.peInspector.inspect(config, seqLen).
+/* The config inspector, part 4: the report (model_report.py) of a config's reading
+ * (inspector-reading.js), as window.peInspector.inspect(config, seqLen).
  * One of the parts of the config inspector (docs/appendix/inspector.md), loaded in order
  * before inspector.js: together they compute the report of `python -m pe_explained
  * inspect --json` (pe_explained.model_report.inspect_config) as window.peInspector.inspect;
@@ -11,24 +11,12 @@
   const {
     isMap, isInt, num, has, get, truthy, range, typeName, repr, g, fail, checkInt, checkConfigInt,
     checkFloat, checkBool, checkMapping,
-    key, mscale, ropeFrequencies, frequencies, standardise, INTERLEAVED, HALVES, SOURCES,
-    statesRope, textPart, ropeSettings, settingsFrequencies, layerPositions, temperature,
-    nonrotary,
+    key, mscale, ropeFrequencies, frequencies, SOURCES, settingsFrequencies, read,
   } = window.peInspector;
 
-  // --- model_report.py: the report
+  // --- model_report.py: the report of a config's reading (read, inspector-reading.js)
 
   const FACTOR_TYPES = ["linear", "dynamic", "yarn", "llama3", "longrope"];
-  const NOT_MODELLED = {
-    dual_chunk_attention_config: "Dual Chunk Attention (Qwen2.5-1M) remaps positions inside " +
-      "and across chunks at inference in the runtimes that ran it (vLLM up to 0.10, in its V0 " +
-      "engine; vLLM 0.33.0 and transformers 5.23 do not): the frequencies above are " +
-      "unchanged, the distances a query sees are not",
-    use_fope: "FoPE replaces RoPE's frequencies with learned Fourier series",
-    xdrope_section: "XD-RoPE splits the rotated pairs into sections of other positions",
-    position_embedding_xdrope: "XD-RoPE (Hunyuan's remote code) splits the rotated pairs into " +
-      "sections of other positions",
-  };
   const STRIP = { nope: "n", recurrence: "~", absolute: "a", bias: "b" };
   const NONROTARY_LEGEND = {
     learned: "attention; positions from a learned table added to the input",
@@ -156,57 +144,6 @@
     return { strip, legend, counts };
   }
 
-  // what the config sets that changes positions and is not in the numbers
-  const notModelled = (cfg, path) => Object.entries(NOT_MODELLED)
-    .filter(([k]) => truthy(get(cfg, k)))
-    .map(([k, what]) => `${key(path, k)}: ${what}${k === DCA ? dualChunkDetail(cfg, path) : ""}`);
-
-  // dual_chunk_config's checks and defaults, then dual_chunk_largest_distance over the
-  // context with the code's query positions (pe_explained/dual_chunk.py)
-  const DCA = "dual_chunk_attention_config";
-  const DCA_DEFAULTS = { chunk_size: 8192, local_size: 1024, original_max_position_embeddings: 0,
-    sparse_attention_config: null, sparse_attention_enabled: null,
-    sparse_attention_threshold: 32768, sparse_attention_last_q: 64 };
-  function dualChunkDetail(cfg, path) {
-    if (get(cfg, "max_position_embeddings") === null) return "";
-    const dca = cfg[DCA];
-    if (!isMap(dca)) {
-      fail(`config must be a dict (a dual_chunk_attention_config), got ${typeName(dca)}`,
-        "TypeError");
-    }
-    const unknown = Object.keys(dca).filter((k) => !has(DCA_DEFAULTS, k)).sort();
-    if (unknown.length) {
-      fail(`config has unknown key(s) ${repr(unknown)}; ${DCA} takes ` +
-        repr(Object.keys(DCA_DEFAULTS).sort()));
-    }
-    const v = { ...DCA_DEFAULTS, ...dca };
-    const int = (k, least) => checkConfigInt(`config['${k}']`, v[k], "length", least);
-    const chunk = int("chunk_size", 1), local = int("local_size", 0);
-    if (local >= chunk) {
-      fail(`config['local_size'] must be < config['chunk_size'] (${chunk}), got ${local}`);
-    }
-    const sparse = v.sparse_attention_config;
-    if (sparse !== null && !Array.isArray(sparse)) {
-      fail("config['sparse_attention_config'] must be a list (one entry per layer), got " +
-        typeName(sparse), "TypeError");
-    }
-    int("original_max_position_embeddings", 0);
-    const enabled = v.sparse_attention_enabled;
-    checkBool("config['sparse_attention_enabled']", enabled === null ? sparse !== null : enabled);
-    int("sparse_attention_threshold", 0);
-    int("sparse_attention_last_q", 1);
-    const context = checkConfigInt(key(path, "max_position_embeddings"),
-      cfg.max_position_embeddings, "length");
-    const len = chunk - local;
-    let largest = Math.min(context, len) - 1; // within the first chunk
-    if (context > len) { // the second chunk's last query to key 0, then any later chunk's
-      largest = Math.max(largest, Math.min(Math.min(context - 1 - len, len - 1) + len, chunk));
-      if (context > 2 * len) largest = Math.max(largest, Math.min(2 * len - 1, chunk));
-    }
-    return `; with chunk_size ${chunk} and local_size ${local} the largest distance any ` +
-      `query sees over ${context} tokens is ${largest} (pe_explained.dual_chunk)`;
-  }
-
   // _t5_shared: the smallest distance before the query in T5's last bucket, per stack,
   // with t5_relative_bucket's logarithm in float32 (both were checked by nonrotary)
   function t5Shared(s) {
@@ -229,56 +166,6 @@
       return low;
     };
     return { encoder: first(Math.floor(s.num_buckets / 2)), decoder: first(s.num_buckets) };
-  }
-
-  function notes(config, cfg, path, positions) {
-    const raw = path.endsWith("['text_config']") ? config.text_config : config;
-    const out = standardise(raw, path)[1];
-    const type = get(cfg, "model_type");
-    let scaling = [get(cfg, "rope_scaling"), get(cfg, "rope_parameters")].find(truthy) || {};
-    if (isMap(scaling) && get(scaling, "rope_type", get(scaling, "type")) === "yarn" &&
-      get(scaling, "beta_fast") !== null && num(scaling.beta_fast) === num(get(scaling, "beta_slow"))) {
-      out.push(`beta_fast = beta_slow = ${g(scaling.beta_fast)}: YaRN's ramp has no width, so ` +
-        "every pair is either kept or divided by the factor, a step (Kimi K2's setting)");
-    }
-    if (type === "kimi_linear" && has(cfg, "mla_use_nope")) {
-      out.push(`${key(path, "mla_use_nope")} = ${repr(cfg.mla_use_nope)} is not read: Kimi ` +
-        "Linear's attention has no rotary code, so no layer rotates whatever it says");
-    }
-    if (type === "deepseek_v32") {
-      out.push("DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in " +
-        "halves, while MLA rotates interleaved pairs: the same tables, two pairings");
-    }
-    if (["deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"].includes(type)) {
-      out.push("MLA rotates the last qk_rope_head_dim dims of each query head and one key " +
-        "shared by all heads; the other dims carry no position");
-    }
-    if (get(cfg, "num_kv_shared_layers") !== null) {
-      checkConfigInt(key(path, "num_kv_shared_layers"), cfg.num_kv_shared_layers, "layers", 0);
-    }
-    if (truthy(get(cfg, "num_kv_shared_layers"))) {
-      out.push(`the last ${cfg.num_kv_shared_layers} layers rotate their ` +
-        "queries only and reuse keys (already rotated) from an earlier layer of their type " +
-        "(num_kv_shared_layers)");
-    }
-    const tuning = get(cfg, "attn_temperature_tuning");
-    if (isInt(tuning)) {
-      out.push(`${key(path, "attn_temperature_tuning")} = ${tuning}: the modeling code tests ` +
-        "only its truth; transformers 5.23's config class accepts only true or false");
-    }
-    // without num_hidden_layers (positions null) the model is read as rotating
-    if ((!positions || positions.some((p) => p.source === "rotary")) && !HALVES.has(type) &&
-      !INTERLEAVED.has(type) && get(cfg, "rope_interleave") === null) {
-      out.push(`model_type ${repr(type)} is not one whose code this library has read: its ` +
-        "pairing is assumed 'halves' (rotate_half, as most transformers models); check its " +
-        "apply_rotary_pos_emb");
-    }
-    return out;
-  }
-
-  function shape(config, path) {
-    const raw = path.endsWith("['text_config']") ? config.text_config : config;
-    return has(raw, "rope_parameters") && !truthy(get(raw, "rope_scaling")) ? "v5" : "v4";
   }
 
   // _mla: MLA's head split and softmax scale, every value checked under its config name
@@ -319,56 +206,42 @@
     return scale * mscale(factor, all) ** 2;
   }
 
-  function nonrotaryReport(config, scheme) {
-    const positions = layerPositions(config);
-    const extra = [];
-    if (scheme.note !== null) extra.push(scheme.note);
-    if (scheme.family === "mpt" && truthy(get(config, "learned_pos_emb"))) {
-      extra.push("learned_pos_emb is true: MosaicML's own code (llm-foundry's modeling_mpt.py) " +
-        "then also adds a learned table of max_seq_len rows to the input; transformers' " +
-        "MptModel has no such table and reads ALiBi alone");
-    }
-    if (!has(config, "model_type")) {
-      extra.push(`config gives no model_type: read as ${repr(scheme.family)} by its architectures`);
-    }
+  function nonrotaryReport(model) {
+    const positions = model.layers, scheme = model.nonrotary;
     const keys = "kind where num_heads positions offset slopes num_buckets max_distance read_from";
     return {
-      model_type: scheme.family, config_shape: shape(config, "config"), read_from: "config",
+      model_type: model.model_type, config_shape: model.config_shape, read_from: model.read_from,
       num_hidden_layers: positions.length, layers: positions,
       layer_strip: layerStrip(positions, scheme.kind), layer_types: {}, nope_layers: [],
-      recurrent_layers: [], notes: extra, not_modelled: notModelled(config, "config"),
+      recurrent_layers: [], notes: model.notes, not_modelled: model.not_modelled,
       warnings: [], temperature: null, mla: null,
       positions: { ...Object.fromEntries(keys.split(" ").map((k) => [k, scheme[k]])),
         shared_bucket_from: scheme.kind === "t5_bias" ? t5Shared(scheme) : null },
     };
   }
 
-  // inspect_config(config, seq_len=): the report, a plain object
+  // inspect_config(config, seq_len=): the report of the config's reading, a plain object
   function inspect(config, seqLen = null) {
     if (seqLen !== null) checkConfigInt("seq_len", seqLen, "length");
-    checkMapping(config);
-    const scheme = statesRope(config) ? null : nonrotary(config);
-    if (scheme) return nonrotaryReport(config, scheme);
-    const [cfg, path] = textPart(config);
-    const positions = get(cfg, "num_hidden_layers") !== null ? layerPositions(config) : null;
-    const rotates = positions === null || positions.some((p) => p.source === "rotary");
-    const settings = rotates ? ropeSettings(config) : {};
-    const plan = positions && positions.map((p) => p.rope);
+    const model = read(config);
+    if (model.nonrotary) return nonrotaryReport(model);
+    const positions = model.layers;
+    const settings = model.rotates ? model.rope : {};
     const indices = (source) => positions && positions.filter((p) => p.source === source)
       .map((p) => p.index);
     const report = {
-      model_type: get(cfg, "model_type", get(config, "model_type")),
-      config_shape: shape(config, path), read_from: path,
-      num_hidden_layers: plan && plan.length, layers: positions,
+      model_type: model.model_type, config_shape: model.config_shape, read_from: model.read_from,
+      num_hidden_layers: positions && positions.length, layers: positions,
       layer_strip: positions && layerStrip(positions), layer_types: {},
       nope_layers: indices("nope"), recurrent_layers: indices("recurrence"),
-      notes: notes(config, cfg, path, positions), not_modelled: notModelled(cfg, path),
-      warnings: [], positions: null,
+      notes: model.notes, not_modelled: model.not_modelled, warnings: [], positions: null,
     };
     const blocks = positions ? blockKeys(positions) : [];
     Object.entries(settings).forEach(([type, entry]) => {
       if (entry === null) return;
-      if (!plan) report.layer_types[type] = { ...layerReport(entry, null, seqLen, null), rope: type };
+      if (!positions) {
+        report.layer_types[type] = { ...layerReport(entry, null, seqLen, null), rope: type };
+      }
       // one block per window of the type's layers (gpt-oss: one RoPE, two windows)
       const groups = new Map();
       (positions || []).forEach((p, i) => {
@@ -381,12 +254,15 @@
         report.layer_types[key] = {
           ...layerReport(entry, members.map((p) => p.index), seqLen, window), rope: type };
       });
-      if (!plan || groups.size) report.warnings.push(...warnings(entry, seqLen).map((w) => `${type}: ${w}`));
+      if (!positions || groups.size) {
+        report.warnings.push(...warnings(entry, seqLen).map((w) => `${type}: ${w}`));
+      }
     });
-    report.temperature = plan ? temperature(config) : null;
+    report.temperature = model.temperature;
     report.mla = null;
+    const cfg = model.text;
     if (get(cfg, "qk_rope_head_dim") !== null && get(cfg, "qk_nope_head_dim") !== null) {
-      report.mla = mla(cfg, path);
+      report.mla = mla(cfg, model.read_from);
     }
     // plain numbers from here on (the Floats of the file become JSON numbers)
     return JSON.parse(JSON.stringify(report));

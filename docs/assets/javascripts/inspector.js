@@ -1,7 +1,7 @@
 /* The config inspector (docs/appendix/inspector.md): pick a gallery model, paste a
  * config.json or drop one, and see what it does to positions, computed in the page by
- * window.peInspector.inspect (inspector-rope.js, inspector-layers.js, inspector-report.js,
- * the report of `python -m pe_explained inspect --json`): the layer strip, per layer type
+ * window.peInspector.inspect (inspector-rope.js, inspector-layers.js, inspector-reading.js,
+ * inspector-report.js: the report of `python -m pe_explained inspect --json`): the layer strip, per layer type
  * its settings, its wavelengths against the context lengths, its stretch per pair and its
  * attention factor, and the warnings. Drawn with the core's kit (interactive.js). Bad
  * input shows one sentence, never a blank panel. Classic script, nothing fetched.

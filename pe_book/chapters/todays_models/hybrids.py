@@ -37,7 +37,7 @@ def pattern(strip: str) -> str:
 @cache
 def _sources():
     """(entry, positions) for every gallery model."""
-    return [(entry, layer_positions(entry.config)) for entry in load_models()]
+    return [(entry, layer_positions(entry.reading)) for entry in load_models()]
 
 
 def _entry(stem: str):
@@ -101,7 +101,7 @@ def position_summary(report: dict) -> str:
 def _():
     rows = []
     for entry, positions in _sources():
-        report = inspect_config(entry.config)
+        report = inspect_config(entry.reading)
         rows.append(
             [
                 entry.model,  # the gallery's table links each model to its file
@@ -140,20 +140,20 @@ for _name, (_prefix, _source) in COUNTS.items():
 
 @value("qwen_next_rotated_dims")
 def _():
-    inv_freq, _ = config_rope_frequencies(_entry("qwen3-coder-next")[0].config)
+    inv_freq, _ = config_rope_frequencies(_entry("qwen3-coder-next")[0].reading)
     return str(2 * len(inv_freq))
 
 
 @value("hunyuan_base")
 def _():
     """Hunyuan-A13B's fixed base θ·α^(d/(d−2)), read from its gallery file."""
-    (settings,) = rope_settings(_entry("hunyuan-a13b-instruct")[0].config).values()
+    (settings,) = rope_settings(_entry("hunyuan-a13b-instruct")[0].reading).values()
     return format_cell(settings.rope_theta, ",.0f")
 
 
 @value("falcon_h1_theta")
 def _():
-    (settings,) = rope_settings(_entry("falcon-h1-tiny-r-90m")[0].config).values()
+    (settings,) = rope_settings(_entry("falcon-h1-tiny-r-90m")[0].reading).values()
     return format_cell(settings.rope_theta, ".0e")
 
 
@@ -161,8 +161,9 @@ def _():
 def _gpt_oss_ramps() -> tuple[np.ndarray, np.ndarray]:
     """gpt-oss's frequencies as shipped (``truncate: false``) and with the ramp's ends
     rounded to whole pairs (``truncate: true``, YaRN's default)."""
-    config = _entry("gpt-oss-20b")[0].config
-    shipped, _ = config_rope_frequencies(config)
+    entry = _entry("gpt-oss-20b")[0]
+    config = entry.config  # its keys, to round the ramp's ends differently
+    shipped, _ = config_rope_frequencies(entry.reading)
     scaling = {k: v for k, v in config["rope_scaling"].items() if k != "truncate"}
     rounded, _ = rope_frequencies(
         config["head_dim"], base=config["rope_theta"], scaling={**scaling, "truncate": True}

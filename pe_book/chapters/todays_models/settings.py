@@ -47,7 +47,7 @@ QUOTED = (
 
 @cache
 def _reports():
-    return [(entry, inspect_config(entry.config)) for entry in load_models()]
+    return [(entry, inspect_config(entry.reading)) for entry in load_models()]
 
 
 def _type_label(layer_type: str, block: dict) -> str:
@@ -320,7 +320,8 @@ def _gallery_config(stem: str) -> dict:
 
 
 def _ministral_temperature():
-    return config_attention_temperature(_gallery_config("ministral-3-3b-reasoning-2512"))
+    (entry,) = [m for m in load_models() if m.stem == "ministral-3-3b-reasoning-2512"]
+    return config_attention_temperature(entry.reading)
 
 
 @value("ministral_beta")

@@ -1,0 +1,184 @@
+"""What each family's modeling code does to positions: one registry, keyed by ``model_type``.
+
+Every rule this library follows because a family's code does something of its own
+lives here, with the file it was read from (``transformers`` 5.23's
+``src/transformers/<modeling>``, or a model repository's remote code):
+
+* ``pairing``: which dimensions a rotation pairs: ``"halves"`` (``rotate_half``: j with
+  j + d/2) or ``"interleaved"`` (2j with 2j + 1); None for a family that never rotates.
+  A ``rope_interleave`` in the config decides instead, where the family reads it;
+* ``rotates``: which attention layers call the rotation (:data:`ROTATION_RULES`);
+* ``mixer``: what mixes the tokens of its layers without attention (Gated DeltaNet,
+  Mamba-2, …), and ``attention_every``: the key whose every n-th layer attends, where
+  the config lists no layer types;
+* ``no_rope_layers``: a ``no_rope_layers`` list (1: the layer rotates), made every
+  ``no_rope_layer_interval``-th (4th) layer NoPE when the file gives none;
+* ``sliding_pattern``: the class's default ``sliding_window_pattern`` (layer i is
+  global when (i + 1) % pattern == 0).
+
+A family not listed is read as most ``transformers`` models are (every attention layer
+rotates, in halves), and :func:`~pe_explained.read_model` notes that its pairing is
+assumed. The class defaults a configuration class fills in (bases, lengths, legacy
+keys) are in :mod:`~pe_explained.hf_families`. ``tests/test_transformers_interleaved.py``
+and ``tests/test_transformers_hybrids.py`` hold the entries to transformers' code;
+``tests/test_families.py`` holds each file named to the installed transformers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["FAMILIES", "PAIRINGS", "ROTATION_RULES", "Family"]
+
+PAIRINGS = ("halves", "interleaved")
+
+#: Which attention layers of a family call the rotation, by rule: ``(cfg, layer type)``
+#: → whether a layer of that type rotates.
+ROTATION_RULES = {
+    "every": lambda cfg, kind: True,
+    "none": lambda cfg, kind: False,  # no rotary code at all
+    "sliding": lambda cfg, kind: kind == "sliding_attention",  # global layers are NoPE
+    # with a sliding window, only sliding layers rotate; without one, every layer
+    "sliding when windowed": lambda cfg, kind: (
+        cfg.get("sliding_window") is None or kind == "sliding_attention"
+    ),
+    # rotates only when the config asks for RoPE: an exact comparison with "rope"
+    "position_embedding_type": lambda cfg, kind: cfg.get("position_embedding_type") == "rope",
+    "use_rotary_pos_emb": lambda cfg, kind: bool(cfg.get("use_rotary_pos_emb", True)),
+}
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family's rules (see the module's docstring)."""
+
+    modeling: str
+    pairing: str | None = "halves"
+    rotates: str = "every"
+    mixer: str | None = None
+    attention_every: str | None = None
+    no_rope_layers: bool = False
+    sliding_pattern: int | None = None
+    reads_rope_interleave: bool = True
+
+    def attention_rotates(self, cfg: Mapping, kind: str) -> bool:
+        """Whether an attention layer of type ``kind`` calls the rotation."""
+        return ROTATION_RULES[self.rotates](cfg, kind)
+
+
+#: model_type → its rules, read from the file each entry names.
+FAMILIES: dict[str, Family] = {
+    "apertus": Family("models/apertus/modeling_apertus.py"),
+    "codegen": Family("models/codegen/modeling_codegen.py", "interleaved"),
+    "cohere": Family("models/cohere/modeling_cohere.py", "interleaved"),
+    "cohere2": Family(
+        "models/cohere2/modeling_cohere2.py", "interleaved", rotates="sliding", sliding_pattern=4
+    ),
+    "cohere2_moe": Family("models/cohere2_moe/modeling_cohere2_moe.py", "interleaved"),
+    "deepseek_v2": Family("models/deepseek_v2/modeling_deepseek_v2.py", "interleaved"),
+    "deepseek_v3": Family("models/deepseek_v3/modeling_deepseek_v3.py", "interleaved"),
+    # MLA always pairs 2j with 2j + 1, whatever rope_interleave says
+    "deepseek_v32": Family(
+        "models/deepseek_v32/modeling_deepseek_v32.py", "interleaved", reads_rope_interleave=False
+    ),
+    "deepseek_v4": Family("models/deepseek_v4/modeling_deepseek_v4.py", "interleaved"),
+    "ernie4_5": Family("models/ernie4_5/modeling_ernie4_5.py", "interleaved"),
+    "ernie4_5_moe": Family("models/ernie4_5_moe/modeling_ernie4_5_moe.py", "interleaved"),
+    "exaone4": Family("models/exaone4/modeling_exaone4.py", rotates="sliding when windowed"),
+    "falcon": Family("models/falcon/modeling_falcon.py"),
+    "falcon_h1": Family("models/falcon_h1/modeling_falcon_h1.py"),
+    "gemma": Family("models/gemma/modeling_gemma.py"),
+    "gemma2": Family("models/gemma2/modeling_gemma2.py"),
+    "gemma3": Family("models/gemma3/modeling_gemma3.py", sliding_pattern=6),
+    "gemma3_text": Family("models/gemma3/modeling_gemma3.py", sliding_pattern=6),
+    "gemma3n": Family("models/gemma3n/modeling_gemma3n.py", sliding_pattern=5),
+    "gemma3n_text": Family("models/gemma3n/modeling_gemma3n.py", sliding_pattern=5),
+    "gemma4": Family("models/gemma4/modeling_gemma4.py"),
+    "gemma4_text": Family("models/gemma4/modeling_gemma4.py"),
+    "glm": Family("models/glm/modeling_glm.py", "interleaved"),
+    "glm4": Family("models/glm4/modeling_glm4.py", "interleaved"),
+    "glm4_moe": Family("models/glm4_moe/modeling_glm4_moe.py"),
+    "gpt_neox": Family("models/gpt_neox/modeling_gpt_neox.py"),
+    "gpt_oss": Family("models/gpt_oss/modeling_gpt_oss.py", sliding_pattern=2),
+    "gptj": Family("models/gptj/modeling_gptj.py", "interleaved"),
+    "granite": Family("models/granite/modeling_granite.py"),
+    "granitemoe": Family("models/granitemoe/modeling_granitemoe.py"),
+    "granitemoehybrid": Family(
+        "models/granitemoehybrid/modeling_granitemoehybrid.py",
+        rotates="position_embedding_type",
+        mixer="Mamba-2",
+    ),
+    "helium": Family("models/helium/modeling_helium.py", "interleaved"),
+    # the remote code: cat(freqs, freqs), rotate_half; `if self.use_rotary_pos_emb:`
+    "hunyuan": Family(
+        "remote: tencent/Hunyuan-A13B-Instruct, modeling_hunyuan.py", rotates="use_rotary_pos_emb"
+    ),
+    "hunyuan_v1_dense": Family("models/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py"),
+    "hunyuan_v1_moe": Family("models/hunyuan_v1_moe/modeling_hunyuan_v1_moe.py"),
+    # DeepSeek-V3's architecture, from its own repository
+    "kimi_k2": Family("remote: moonshotai/Kimi-K2-Instruct, modeling_deepseek.py", "interleaved"),
+    # KimiLinearAttention has no rotary code: no layer rotates, so no pairing
+    "kimi_linear": Family(
+        "models/kimi_linear/modeling_kimi_linear.py",
+        None,
+        rotates="none",
+        mixer="Kimi Delta Attention",
+    ),
+    "llama": Family("models/llama/modeling_llama.py"),
+    "llama4": Family("models/llama4/modeling_llama4.py", "interleaved", no_rope_layers=True),
+    "llama4_text": Family("models/llama4/modeling_llama4.py", "interleaved", no_rope_layers=True),
+    "minimax_m2": Family("models/minimax_m2/modeling_minimax_m2.py"),
+    "ministral": Family("models/ministral/modeling_ministral.py"),
+    "ministral3": Family("models/ministral3/modeling_ministral3.py"),
+    "mistral": Family("models/mistral/modeling_mistral.py"),
+    "mistral3": Family("models/mistral3/modeling_mistral3.py"),
+    "mixtral": Family("models/mixtral/modeling_mixtral.py"),
+    "olmo": Family("models/olmo/modeling_olmo.py"),
+    "olmo2": Family("models/olmo2/modeling_olmo2.py"),
+    "olmo3": Family("models/olmo3/modeling_olmo3.py", sliding_pattern=4),
+    "phi": Family("models/phi/modeling_phi.py"),
+    "phi3": Family("models/phi3/modeling_phi3.py"),
+    "qwen2": Family("models/qwen2/modeling_qwen2.py"),
+    "qwen2_5_vl": Family("models/qwen2_5_vl/modeling_qwen2_5_vl.py"),
+    "qwen2_5_vl_text": Family("models/qwen2_5_vl/modeling_qwen2_5_vl.py"),
+    "qwen2_moe": Family("models/qwen2_moe/modeling_qwen2_moe.py"),
+    "qwen2_vl": Family("models/qwen2_vl/modeling_qwen2_vl.py"),
+    "qwen2_vl_text": Family("models/qwen2_vl/modeling_qwen2_vl.py"),
+    "qwen3": Family("models/qwen3/modeling_qwen3.py"),
+    "qwen3_5": Family(
+        "models/qwen3_5/modeling_qwen3_5.py",
+        mixer="Gated DeltaNet",
+        attention_every="full_attention_interval",
+    ),
+    "qwen3_5_moe": Family(
+        "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
+        mixer="Gated DeltaNet",
+        attention_every="full_attention_interval",
+    ),
+    "qwen3_5_moe_text": Family(
+        "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
+        mixer="Gated DeltaNet",
+        attention_every="full_attention_interval",
+    ),
+    "qwen3_5_text": Family(
+        "models/qwen3_5/modeling_qwen3_5.py",
+        mixer="Gated DeltaNet",
+        attention_every="full_attention_interval",
+    ),
+    "qwen3_moe": Family("models/qwen3_moe/modeling_qwen3_moe.py"),
+    "qwen3_next": Family(
+        "models/qwen3_next/modeling_qwen3_next.py",
+        mixer="Gated DeltaNet",
+        attention_every="full_attention_interval",
+    ),
+    "qwen3_vl": Family("models/qwen3_vl/modeling_qwen3_vl.py"),
+    "qwen3_vl_moe": Family("models/qwen3_vl_moe/modeling_qwen3_vl_moe.py"),
+    "qwen3_vl_text": Family("models/qwen3_vl/modeling_qwen3_vl.py"),
+    # its own rotation, RoFormerSelfAttention.apply_rotary_position_embeddings
+    "roformer": Family("models/roformer/modeling_roformer.py", "interleaved"),
+    "seed_oss": Family("models/seed_oss/modeling_seed_oss.py"),
+    "smollm3": Family("models/smollm3/modeling_smollm3.py", no_rope_layers=True),
+    "stablelm": Family("models/stablelm/modeling_stablelm.py"),
+    "starcoder2": Family("models/starcoder2/modeling_starcoder2.py"),
+}
