@@ -9,12 +9,23 @@ lives here, with the file it was read from (``transformers`` 5.23's
   A ``rope_interleave`` in the config decides instead, where the family reads it;
 * ``rotates``: which attention layers call the rotation (:data:`ROTATION_RULES`);
 * ``mixer``: what mixes the tokens of its layers without attention (Gated DeltaNet,
-  Mamba-2, …), and ``attention_every``: the key whose every n-th layer attends, where
-  the config lists no layer types;
+  Mamba-2, …);
+* ``layer_layout``: the layer types its configuration class lays out where the file
+  lists none (:data:`LAYER_LAYOUTS`);
 * ``no_rope_layers``: a ``no_rope_layers`` list (1: the layer rotates), made every
   ``no_rope_layer_interval``-th (4th) layer NoPE when the file gives none;
 * ``sliding_pattern``: the class's default ``sliding_window_pattern`` (layer i is
-  global when (i + 1) % pattern == 0).
+  global when (i + 1) % pattern == 0); ``attention_chunk``: its default
+  ``attention_chunk_size``;
+* ``split_bases``: the bases of a v4 file whose ``rope_theta`` is the global layers'
+  and whose ``rope_local_base_freq`` is the sliding layers' (Gemma 3), with the class's
+  defaults; ``rope_keys``: which RoPE dict a layer type rotates by (``"*"``: any other
+  type), where the dicts are not named after the layer types (DeepSeek-V4's ``main``
+  and ``compress``);
+* ``temperature``: a query multiplier its attention applies (Llama 4's, with the class's
+  defaults);
+* ``unread``: keys its files hold that its code does not read, with why;
+  ``notes``: what a reader should know of its code that the numbers do not say.
 
 A family not listed is read as most ``transformers`` models are (every attention layer
 rotates, in halves), and :func:`~pe_explained.read_model` notes that its pairing is
@@ -29,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["FAMILIES", "PAIRINGS", "ROTATION_RULES", "Family"]
+__all__ = ["FAMILIES", "LAYER_LAYOUTS", "PAIRINGS", "ROTATION_RULES", "Family"]
 
 PAIRINGS = ("halves", "interleaved")
 
@@ -49,6 +60,23 @@ ROTATION_RULES = {
 }
 
 
+#: The layer types a configuration class lays out where the file lists none.
+LAYER_LAYOUTS = {
+    "hybrid": "every layer is attention and Mamba-2 side by side (layers_block_type)",
+    "full_attention_interval": (
+        "linear attention, and full attention every full_attention_interval-th layer (4th)"
+    ),
+    "linear_attn_config": (
+        "linear_attn_config's 1-based full_attn_layers and kda_layers, else full attention "
+        "at layers 4, 8, …"
+    ),
+    "compress_ratios": "compress_ratios (0 sliding, 4 compressed sparse, 128 heavily "
+    "compressed), else the class's pattern",
+    "mamba": "every layer Mamba-2",
+    "chunked where rotating": "the rotating layers chunked, the NoPE layers full attention",
+}
+
+
 @dataclass(frozen=True)
 class Family:
     """One family's rules (see the module's docstring)."""
@@ -57,15 +85,39 @@ class Family:
     pairing: str | None = "halves"
     rotates: str = "every"
     mixer: str | None = None
-    attention_every: str | None = None
+    layer_layout: str | None = None
     no_rope_layers: bool = False
     sliding_pattern: int | None = None
+    attention_chunk: int | None = None
     reads_rope_interleave: bool = True
+    split_bases: Mapping[str, float] | None = None
+    rope_keys: Mapping[str, str] | None = None
+    temperature: Mapping[str, float | bool] | None = None
+    unread: Mapping[str, str] | None = None
+    notes: tuple[str, ...] = ()
 
     def attention_rotates(self, cfg: Mapping, kind: str) -> bool:
         """Whether an attention layer of type ``kind`` calls the rotation."""
         return ROTATION_RULES[self.rotates](cfg, kind)
 
+
+_GEMMA3_BASES = {"full_attention": 1_000_000.0, "sliding_attention": 10_000.0}
+_LLAMA4 = Family(
+    "models/llama4/modeling_llama4.py",
+    "interleaved",
+    no_rope_layers=True,
+    layer_layout="chunked where rotating",
+    attention_chunk=8192,
+    temperature={"attn_temperature_tuning": True, "attn_scale": 0.1, "floor_scale": 8192},
+)
+_MLA = (
+    "MLA rotates the last qk_rope_head_dim dims of each query head and one key "
+    "shared by all heads; the other dims carry no position"
+)
+_V32_INDEXER = (
+    "DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in "
+    "halves, while MLA rotates interleaved pairs: the same tables, two pairings"
+)
 
 #: model_type → its rules, read from the file each entry names.
 FAMILIES: dict[str, Family] = {
@@ -76,24 +128,44 @@ FAMILIES: dict[str, Family] = {
         "models/cohere2/modeling_cohere2.py", "interleaved", rotates="sliding", sliding_pattern=4
     ),
     "cohere2_moe": Family("models/cohere2_moe/modeling_cohere2_moe.py", "interleaved"),
-    "deepseek_v2": Family("models/deepseek_v2/modeling_deepseek_v2.py", "interleaved"),
-    "deepseek_v3": Family("models/deepseek_v3/modeling_deepseek_v3.py", "interleaved"),
+    "deepseek_v2": Family(
+        "models/deepseek_v2/modeling_deepseek_v2.py", "interleaved", notes=(_MLA,)
+    ),
+    "deepseek_v3": Family(
+        "models/deepseek_v3/modeling_deepseek_v3.py", "interleaved", notes=(_MLA,)
+    ),
     # MLA always pairs 2j with 2j + 1, whatever rope_interleave says
     "deepseek_v32": Family(
-        "models/deepseek_v32/modeling_deepseek_v32.py", "interleaved", reads_rope_interleave=False
+        "models/deepseek_v32/modeling_deepseek_v32.py",
+        "interleaved",
+        reads_rope_interleave=False,
+        notes=(_V32_INDEXER, _MLA),
     ),
-    "deepseek_v4": Family("models/deepseek_v4/modeling_deepseek_v4.py", "interleaved"),
+    "deepseek_v4": Family(
+        "models/deepseek_v4/modeling_deepseek_v4.py",
+        "interleaved",
+        layer_layout="compress_ratios",
+        rope_keys={"sliding_attention": "main", "*": "compress"},
+    ),
     "ernie4_5": Family("models/ernie4_5/modeling_ernie4_5.py", "interleaved"),
     "ernie4_5_moe": Family("models/ernie4_5_moe/modeling_ernie4_5_moe.py", "interleaved"),
     "exaone4": Family("models/exaone4/modeling_exaone4.py", rotates="sliding when windowed"),
     "falcon": Family("models/falcon/modeling_falcon.py"),
-    "falcon_h1": Family("models/falcon_h1/modeling_falcon_h1.py"),
+    "falcon_h1": Family("models/falcon_h1/modeling_falcon_h1.py", layer_layout="hybrid"),
     "gemma": Family("models/gemma/modeling_gemma.py"),
     "gemma2": Family("models/gemma2/modeling_gemma2.py"),
-    "gemma3": Family("models/gemma3/modeling_gemma3.py", sliding_pattern=6),
-    "gemma3_text": Family("models/gemma3/modeling_gemma3.py", sliding_pattern=6),
-    "gemma3n": Family("models/gemma3n/modeling_gemma3n.py", sliding_pattern=5),
-    "gemma3n_text": Family("models/gemma3n/modeling_gemma3n.py", sliding_pattern=5),
+    "gemma3": Family(
+        "models/gemma3/modeling_gemma3.py", sliding_pattern=6, split_bases=_GEMMA3_BASES
+    ),
+    "gemma3_text": Family(
+        "models/gemma3/modeling_gemma3.py", sliding_pattern=6, split_bases=_GEMMA3_BASES
+    ),
+    "gemma3n": Family(
+        "models/gemma3n/modeling_gemma3n.py", sliding_pattern=5, split_bases=_GEMMA3_BASES
+    ),
+    "gemma3n_text": Family(
+        "models/gemma3n/modeling_gemma3n.py", sliding_pattern=5, split_bases=_GEMMA3_BASES
+    ),
     "gemma4": Family("models/gemma4/modeling_gemma4.py"),
     "gemma4_text": Family("models/gemma4/modeling_gemma4.py"),
     "glm": Family("models/glm/modeling_glm.py", "interleaved"),
@@ -108,6 +180,7 @@ FAMILIES: dict[str, Family] = {
         "models/granitemoehybrid/modeling_granitemoehybrid.py",
         rotates="position_embedding_type",
         mixer="Mamba-2",
+        layer_layout="mamba",
     ),
     "helium": Family("models/helium/modeling_helium.py", "interleaved"),
     # the remote code: cat(freqs, freqs), rotate_half; `if self.use_rotary_pos_emb:`
@@ -117,17 +190,24 @@ FAMILIES: dict[str, Family] = {
     "hunyuan_v1_dense": Family("models/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py"),
     "hunyuan_v1_moe": Family("models/hunyuan_v1_moe/modeling_hunyuan_v1_moe.py"),
     # DeepSeek-V3's architecture, from its own repository
-    "kimi_k2": Family("remote: moonshotai/Kimi-K2-Instruct, modeling_deepseek.py", "interleaved"),
+    "kimi_k2": Family(
+        "remote: moonshotai/Kimi-K2-Instruct, modeling_deepseek.py", "interleaved", notes=(_MLA,)
+    ),
     # KimiLinearAttention has no rotary code: no layer rotates, so no pairing
     "kimi_linear": Family(
         "models/kimi_linear/modeling_kimi_linear.py",
         None,
         rotates="none",
         mixer="Kimi Delta Attention",
+        layer_layout="linear_attn_config",
+        unread={
+            "mla_use_nope": "Kimi Linear's attention has no rotary code, so no layer rotates "
+            "whatever it says"
+        },
     ),
     "llama": Family("models/llama/modeling_llama.py"),
-    "llama4": Family("models/llama4/modeling_llama4.py", "interleaved", no_rope_layers=True),
-    "llama4_text": Family("models/llama4/modeling_llama4.py", "interleaved", no_rope_layers=True),
+    "llama4": _LLAMA4,
+    "llama4_text": _LLAMA4,  # the text tower: one family, one file
     "minimax_m2": Family("models/minimax_m2/modeling_minimax_m2.py"),
     "ministral": Family("models/ministral/modeling_ministral.py"),
     "ministral3": Family("models/ministral3/modeling_ministral3.py"),
@@ -149,28 +229,28 @@ FAMILIES: dict[str, Family] = {
     "qwen3_5": Family(
         "models/qwen3_5/modeling_qwen3_5.py",
         mixer="Gated DeltaNet",
-        attention_every="full_attention_interval",
+        layer_layout="full_attention_interval",
     ),
     "qwen3_5_moe": Family(
         "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
         mixer="Gated DeltaNet",
-        attention_every="full_attention_interval",
+        layer_layout="full_attention_interval",
     ),
     "qwen3_5_moe_text": Family(
         "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
         mixer="Gated DeltaNet",
-        attention_every="full_attention_interval",
+        layer_layout="full_attention_interval",
     ),
     "qwen3_5_text": Family(
         "models/qwen3_5/modeling_qwen3_5.py",
         mixer="Gated DeltaNet",
-        attention_every="full_attention_interval",
+        layer_layout="full_attention_interval",
     ),
     "qwen3_moe": Family("models/qwen3_moe/modeling_qwen3_moe.py"),
     "qwen3_next": Family(
         "models/qwen3_next/modeling_qwen3_next.py",
         mixer="Gated DeltaNet",
-        attention_every="full_attention_interval",
+        layer_layout="full_attention_interval",
     ),
     "qwen3_vl": Family("models/qwen3_vl/modeling_qwen3_vl.py"),
     "qwen3_vl_moe": Family("models/qwen3_vl_moe/modeling_qwen3_vl_moe.py"),

@@ -56,10 +56,6 @@ ALL_LAYERS = "default"
 #: ``rope_theta`` when a config gives none: ``RotaryEmbeddingConfigMixin.default_theta``.
 DEFAULT_THETA = 10000.0
 
-#: Gemma 3's own defaults (``Gemma3TextConfig.default_theta``): its v4 configs give the
-#: global layers' base as ``rope_theta`` and the sliding layers' as ``rope_local_base_freq``.
-_GEMMA3_TYPES = frozenset({"gemma3", "gemma3_text", "gemma3n", "gemma3n_text"})
-_GEMMA3_THETA = {"full_attention": 1_000_000.0, "sliding_attention": 10_000.0}
 
 #: Types whose formula reads the pre-training context, which transformers fills in from
 #: the top-level ``original_max_position_embeddings`` (Phi-3) or ``max_position_embeddings``.
@@ -90,8 +86,6 @@ _INTERLEAVE_IGNORED = frozenset(t for t, f in FAMILIES.items() if not f.reads_ro
 #: file gives none, as a NoPE layer every ``no_rope_layer_interval`` layers.
 _NO_ROPE_LIST_TYPES = frozenset(t for t, f in FAMILIES.items() if f.no_rope_layers)
 #: Llama 4's attention-temperature defaults (``Llama4TextConfig``).
-_LLAMA4_TYPES = frozenset({"llama4", "llama4_text"})
-_LLAMA4_TEMPERATURE = {"attn_temperature_tuning": True, "attn_scale": 0.1, "floor_scale": 8192}
 #: The default ``sliding_window_pattern`` of each family that has one.
 _PATTERN_DEFAULT = {t: f.sliding_pattern for t, f in FAMILIES.items() if f.sliding_pattern}
 
@@ -287,14 +281,18 @@ def _entries(cfg: Mapping, path: str) -> list[tuple[str, Mapping | None, str, di
             (key, rope[key], f"{where}[{key!r}]", {**top, "head_dim": head_dims.get(key)})
             for key in nested
         ]
-    gemma3 = "rope_local_base_freq" in cfg or cfg.get("model_type") in _GEMMA3_TYPES
-    if gemma3:  # Gemma 3's v4 shape: the scaling dict and rope_theta belong to global layers
-        local = cfg.get("rope_local_base_freq", _GEMMA3_THETA["sliding_attention"])
+    family = FAMILIES.get(cfg.get("model_type"))
+    # Gemma 3's own defaults (Gemma3TextConfig.default_theta); a file's local base alone
+    # makes the shape, with those defaults
+    bases = (family and family.split_bases) or FAMILIES["gemma3"].split_bases
+    if "rope_local_base_freq" in cfg or (family and family.split_bases):
+        # Gemma 3's v4 shape: the scaling dict and rope_theta belong to global layers
+        local = cfg.get("rope_local_base_freq", bases["sliding_attention"])
         by_type = {
             "full_attention": (
                 rope or {"rope_type": "default"},
                 where,
-                {"rope_theta": top.get("rope_theta", (_GEMMA3_THETA["full_attention"], None))},
+                {"rope_theta": top.get("rope_theta", (bases["full_attention"], None))},
             ),
             "sliding_attention": (
                 {"rope_type": "default"},

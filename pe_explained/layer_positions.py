@@ -18,9 +18,11 @@ A model without rotary embeddings (:mod:`pe_explained.hf_nonrotary`) has two mor
 * ``"bias"``: attention whose scores get a position bias (ALiBi: BLOOM, MPT; T5's
   bucketed relative bias).
 
-:func:`layer_positions` answers it for every layer, with the attention window or chunk
-where there is one, following each family's modeling code in ``transformers`` 5.23
-(which layers it builds as attention, and which of those call the rotation):
+:func:`read_layers` (a step of :func:`~pe_explained.read_model`; ask
+:func:`~pe_explained.layer_positions`) answers it for every layer, with the attention
+window or chunk where there is one, following each family's modeling code in
+``transformers`` 5.23 (which layers it builds as attention, and which of those call the
+rotation), as the registry :mod:`~pe_explained.families` records it:
 
 =======================  ==================================================================
 ``qwen3_next``,          ``layer_types``: ``"linear_attention"`` is Gated DeltaNet; default
@@ -50,8 +52,6 @@ import numpy as np
 from ._checks import check_bool, check_config_int, check_float, check_int
 from .families import FAMILIES
 from .hf_config import (
-    _LLAMA4_TEMPERATURE,
-    _LLAMA4_TYPES,
     ALL_LAYERS,
     ROPE_KEYS,
     _layer_count,
@@ -97,10 +97,6 @@ _LAYER_TYPES = frozenset(
 _RECURRENT = frozenset({"linear_attention"})
 #: The mixer of a recurrent layer, by family (:mod:`~pe_explained.families`).
 _MIXERS = {t: f.mixer for t, f in FAMILIES.items() if f.mixer}
-#: Families whose layers attend every ``full_attention_interval``-th layer.
-_INTERVAL_TYPES = frozenset(
-    t for t, f in FAMILIES.items() if f.attention_every == "full_attention_interval"
-)
 #: DeepSeek-V4's legacy ``compress_ratios`` and its layer types.
 _V4_RATIOS = {
     0: "sliding_attention",
@@ -148,28 +144,19 @@ class LayerPosition:
 
 
 def _layer_type_names(cfg: Mapping, path: str, count: int) -> list[str]:
-    """Every layer's type, as the family's configuration class lays them out."""
-    model_type = cfg.get("model_type")
+    """Every layer's type, as the family's configuration class lays them out (its
+    ``layer_layout`` in :mod:`~pe_explained.families`)."""
+    family = FAMILIES.get(cfg.get("model_type"))
+    layout = None if family is None else family.layer_layout
     given = cfg.get("layer_types", cfg.get("layers_block_type"))
-    if model_type == "falcon_h1":
+    if layout == "hybrid":
         return ["hybrid"] * count  # FalconH1Config.layers_block_type
-    if model_type == "kimi_linear" and given is None:
-        return _kimi_layer_types(cfg, path, count)
-    if model_type == "deepseek_v4" and given is None:
-        return _v4_layer_types(cfg, path, count)
-    if given is None and model_type in _INTERVAL_TYPES:
-        interval = check_config_int(
-            f"{path}['full_attention_interval']", cfg.get("full_attention_interval", 4), "layers"
-        )
-        return [
-            "linear_attention" if (i + 1) % interval else "full_attention" for i in range(count)
-        ]
-    if given is None and model_type == "granitemoehybrid":
-        return ["linear_attention"] * count  # GraniteMoeHybridConfig's default: all Mamba
+    if given is None and layout in _LAYOUTS:
+        return _LAYOUTS[layout](cfg, path, count)
     if given is not None and cfg.get("layer_types") is None:  # layers_block_type
         cfg = {**cfg, "layer_types": given}
     types = _layer_type_list(cfg, path, count)
-    if types is None and model_type in ("llama4", "llama4_text"):
+    if types is None and layout == "chunked where rotating":
         rotating = _rotating_layers(cfg, path, count)
         return ["chunked_attention" if r else "full_attention" for r in rotating]
     if types is None:
@@ -236,6 +223,24 @@ def _v4_layer_types(cfg: Mapping, path: str, count: int) -> list[str]:
             raise ValueError(f"{name} must hold 0, 4 or 128, got {ratio!r}")
         out.append(_V4_RATIOS[ratio])
     return out
+
+
+def _interval_layer_types(cfg: Mapping, path: str, count: int) -> list[str]:
+    """Qwen3-Next, Qwen3.5: full attention every ``full_attention_interval``-th layer."""
+    interval = check_config_int(
+        f"{path}['full_attention_interval']", cfg.get("full_attention_interval", 4), "layers"
+    )
+    return ["linear_attention" if (i + 1) % interval else "full_attention" for i in range(count)]
+
+
+#: The layouts of :data:`~pe_explained.families.LAYER_LAYOUTS` made where the file lists
+#: no layer types.
+_LAYOUTS = {
+    "full_attention_interval": _interval_layer_types,
+    "linear_attn_config": _kimi_layer_types,
+    "compress_ratios": _v4_layer_types,
+    "mamba": lambda cfg, path, count: ["linear_attention"] * count,  # GraniteMoeHybrid
+}
 
 
 def _attention_rotates(cfg: Mapping, kind: str) -> bool:
@@ -309,8 +314,8 @@ def _window_and_chunk(cfg: Mapping, path: str) -> tuple[int | None, int | None]:
     window = None if use is False else cfg.get("sliding_window")
     if window is not None:
         window = check_config_int(f"{path}['sliding_window']", window, "length")
-    default = 8192 if cfg.get("model_type") in ("llama4", "llama4_text") else None
-    chunk = cfg.get("attention_chunk_size", default)
+    family = FAMILIES.get(cfg.get("model_type"))
+    chunk = cfg.get("attention_chunk_size", None if family is None else family.attention_chunk)
     if chunk is not None:
         chunk = check_config_int(f"{path}['attention_chunk_size']", chunk, "length")
     return window, chunk
@@ -318,8 +323,9 @@ def _window_and_chunk(cfg: Mapping, path: str) -> tuple[int | None, int | None]:
 
 def _rope_key(settings: Mapping, kind: str, model_type, path: str, index: int) -> str | None:
     """The key of ``settings`` a rotating layer of ``kind`` uses (None: a null dict)."""
-    if model_type == "deepseek_v4":
-        key = "main" if kind == "sliding_attention" else "compress"
+    family = FAMILIES.get(model_type)
+    if family is not None and family.rope_keys is not None:  # DeepSeek-V4's main, compress
+        key = family.rope_keys.get(kind, family.rope_keys["*"])
     elif ALL_LAYERS in settings:
         key = ALL_LAYERS
     else:
@@ -370,8 +376,9 @@ def read_temperature(cfg: Mapping, path: str, layers) -> TemperatureSettings | N
     :func:`~pe_explained.config_attention_temperature`); ``layers`` are its
     :class:`LayerPosition` (None where the config gives no ``num_hidden_layers``, which
     both multipliers need). One step of :func:`~pe_explained.read_model`."""
-    if cfg.get("model_type") in _LLAMA4_TYPES:
-        values = {key: cfg.get(key, default) for key, default in _LLAMA4_TEMPERATURE.items()}
+    family = FAMILIES.get(cfg.get("model_type"))
+    if family is not None and family.temperature is not None:  # Llama 4's, by its defaults
+        values = {key: cfg.get(key, default) for key, default in family.temperature.items()}
         if values["attn_temperature_tuning"] is None:
             values["attn_temperature_tuning"] = True
         tuning = values["attn_temperature_tuning"]

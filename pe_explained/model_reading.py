@@ -259,21 +259,11 @@ def _family_notes(cfg: Mapping, path: str, layers) -> list[str]:
             f"beta_fast = beta_slow = {scaling['beta_fast']:g}: YaRN's ramp has no width, so "
             "every pair is either kept or divided by the factor, a step (Kimi K2's setting)"
         )
-    if model_type == "kimi_linear" and "mla_use_nope" in cfg:
-        notes.append(
-            f"{path}['mla_use_nope'] = {cfg['mla_use_nope']!r} is not read: Kimi Linear's "
-            "attention has no rotary code, so no layer rotates whatever it says"
-        )
-    if model_type == "deepseek_v32":
-        notes.append(
-            "DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in "
-            "halves, while MLA rotates interleaved pairs: the same tables, two pairings"
-        )
-    if model_type in ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"):
-        notes.append(
-            "MLA rotates the last qk_rope_head_dim dims of each query head and one key "
-            "shared by all heads; the other dims carry no position"
-        )
+    family = FAMILIES.get(model_type)
+    for key, why in ({} if family is None else family.unread or {}).items():
+        if key in cfg:
+            notes.append(f"{path}[{key!r}] = {cfg[key]!r} is not read: {why}")
+    notes += [] if family is None else family.notes
     if cfg.get("num_kv_shared_layers") is not None:
         name = f"{path}['num_kv_shared_layers']"
         shared = check_config_int(name, cfg["num_kv_shared_layers"], "layers", minimum=0)

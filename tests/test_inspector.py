@@ -66,7 +66,8 @@ def test_the_page_carries_each_gallery_model_by_name_and_config_only():
     assert defaults["models"] == [[m.model, m.config] for m in load_models()]
     assert defaults["start"] in [m.model for m in load_models()]
     # the library's registry of families, which the page's reading follows
-    assert defaults["families"] == {t: dataclasses.asdict(f) for t, f in FAMILIES.items()}
+    registry = {t: dataclasses.asdict(f) for t, f in FAMILIES.items()}
+    assert defaults["families"] == json.loads(json.dumps(registry))
     html = interactive_html("inspector")
     assert 'data-script="inspector"' in html
     # compact: the configs' and the registry's JSON without spaces, escaped once
@@ -838,7 +839,7 @@ def test_the_page_reads_with_the_library_s_registry_and_rules(shipped):
     assert sorted(rules) == sorted(ROTATION_RULES)
     for name, family in FAMILIES.items():
         seen = shipped.evaluate("(t) => window.peInspector.family(t)", name)
-        assert seen == dataclasses.asdict(family), name
+        assert seen == json.loads(json.dumps(dataclasses.asdict(family))), name
     gemma3 = {"model_type": "gemma3_text", "head_dim": 64, "num_hidden_layers": 6}
     model = shipped.evaluate("(c) => window.peInspector.read(c)", gemma3)
     assert model["read_from"] == "config" and model["family"]["sliding_pattern"] == 6

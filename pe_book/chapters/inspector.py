@@ -4,6 +4,7 @@ report of ``python -m pe_explained inspect`` there."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 
 from pe_explained.families import FAMILIES
@@ -27,5 +28,6 @@ def _():
     return {
         "models": [[m.model, m.config] for m in load_models()],
         "start": START,
-        "families": {name: asdict(family) for name, family in FAMILIES.items()},
+        # as JSON holds it (a tuple of notes is a list)
+        "families": json.loads(json.dumps({name: asdict(f) for name, f in FAMILIES.items()})),
     }

@@ -19,11 +19,9 @@
 
   const ROPE_KEYS = ["rope_parameters", "rope_scaling", "rope_theta", "rope_local_base_freq",
     "rotary_emb_base"];
-  const GEMMA3 = set("gemma3 gemma3_text gemma3n gemma3n_text");
   const NEEDS_CONTEXT = ["llama3", "yarn", "longrope"];
   const EXTRA_KEYS = ["interleaved", "llama_4_scaling_beta", "max_position_embeddings",
     "mrope_interleaved", "mrope_section"];
-  const LLAMA4 = set("llama4 llama4_text");
 
   // --- families.py: each family's rules, the page's copy of pe_explained.families.FAMILIES
   // (the widget's data, written at build time: one registry for the library and the page)
@@ -43,7 +41,6 @@
   const INTERLEAVED = { has: ruled("pairing", "interleaved") };
   const HALVES = { has: ruled("pairing", "halves") };
   const NO_ROPE_LIST = { has: ruled("no_rope_layers", true) };
-  const INTERVAL_TYPES = { has: ruled("attention_every", "full_attention_interval") };
   const familyValue = (type, field) => (family(type) === null ? null : family(type)[field]);
   // ROTATION_RULES: which attention layers of a family call the rotation
   const ROTATION_RULES = {
@@ -147,11 +144,14 @@
       return nested.map((k) => [k, rope[k], `${where}[${repr(k)}]`,
         { ...top, head_dim: get(heads, k) }]);
     }
-    if (has(cfg, "rope_local_base_freq") || GEMMA3.has(cfg.model_type)) {
-      const local = get(cfg, "rope_local_base_freq", 1e4);
+    const split = familyValue(cfg.model_type, "split_bases");
+    if (has(cfg, "rope_local_base_freq") || split !== null) {
+      // Gemma 3's defaults; a file's local base alone makes the shape, with those defaults
+      const bases = split || family("gemma3").split_bases;
+      const local = get(cfg, "rope_local_base_freq", bases.sliding_attention);
       const byType = {
         full_attention: [truthy(rope) ? rope : { rope_type: "default" }, where,
-          { rope_theta: get(top, "rope_theta", [1e6, null]) }],
+          { rope_theta: get(top, "rope_theta", [bases.full_attention, null]) }],
         sliding_attention: [{ rope_type: "default" }, key(path, "rope_local_base_freq"),
           { rope_theta: [local, key(path, "rope_local_base_freq")] }],
       };
@@ -327,20 +327,13 @@
   const SOURCES = ["rotary", "nope", "recurrence", "absolute", "bias"];
 
   function layerTypeNames(cfg, path, count) {
-    const type = cfg.model_type;
+    const layout = familyValue(cfg.model_type, "layer_layout");
     const given = get(cfg, "layer_types", get(cfg, "layers_block_type"));
-    if (type === "falcon_h1") return range(count).map(() => "hybrid");
-    if (type === "kimi_linear" && given === null) return kimiTypes(cfg, path, count);
-    if (type === "deepseek_v4" && given === null) return v4Types(cfg, path, count);
-    if (given === null && INTERVAL_TYPES.has(type)) {
-      const interval = checkConfigInt(key(path, "full_attention_interval"),
-        get(cfg, "full_attention_interval", 4), "layers");
-      return range(count).map((i) => ((i + 1) % interval ? "linear_attention" : "full_attention"));
-    }
-    if (given === null && type === "granitemoehybrid") return range(count).map(() => "linear_attention");
+    if (layout === "hybrid") return range(count).map(() => "hybrid");
+    if (given === null && has(LAYOUTS, layout)) return LAYOUTS[layout](cfg, path, count);
     if (given !== null && get(cfg, "layer_types") === null) cfg = { ...cfg, layer_types: given };
     const types = layerTypeList(cfg, path, count);
-    if (types === null && LLAMA4.has(type)) {
+    if (types === null && layout === "chunked where rotating") {
       return rotatingLayers(cfg, path, count).map((r) => (r ? "chunked_attention" : "full_attention"));
     }
     if (types === null) return range(count).map(() => "default");
@@ -398,6 +391,19 @@
     });
   }
 
+  // the layouts of families.LAYER_LAYOUTS made where the file lists no layer types
+  function intervalTypes(cfg, path, count) {
+    const interval = checkConfigInt(key(path, "full_attention_interval"),
+      get(cfg, "full_attention_interval", 4), "layers");
+    return range(count).map((i) => ((i + 1) % interval ? "linear_attention" : "full_attention"));
+  }
+  const LAYOUTS = {
+    full_attention_interval: intervalTypes,
+    linear_attn_config: (cfg, path, count) => kimiTypes(cfg, path, count),
+    compress_ratios: (cfg, path, count) => v4Types(cfg, path, count),
+    mamba: (cfg, path, count) => range(count).map(() => "linear_attention"),
+  };
+
   function attentionRotates(cfg, kind) {
     const entry = family(cfg.model_type);
     return entry === null || ROTATION_RULES[entry.rotates](cfg, kind);
@@ -405,7 +411,8 @@
 
   function ropeKey(settings, kind, type, path, index) {
     let k = kind;
-    if (type === "deepseek_v4") k = kind === "sliding_attention" ? "main" : "compress";
+    const keys = familyValue(type, "rope_keys"); // DeepSeek-V4's main and compress
+    if (keys !== null) k = has(keys, kind) ? keys[kind] : keys["*"];
     else if (has(settings, "default")) k = "default";
     if (!has(settings, k)) {
       fail(`${key(path, "layer_types")}[${index}] = ${repr(kind)} has no RoPE settings ` +
@@ -458,15 +465,16 @@
     if (use !== null) checkBool(key(path, "use_sliding_window"), use);
     let window = use === false ? null : get(cfg, "sliding_window");
     if (window !== null) window = checkConfigInt(key(path, "sliding_window"), window, "length");
-    let chunk = get(cfg, "attention_chunk_size", LLAMA4.has(cfg.model_type) ? 8192 : null);
+    let chunk = get(cfg, "attention_chunk_size", familyValue(cfg.model_type, "attention_chunk"));
     if (chunk !== null) chunk = checkConfigInt(key(path, "attention_chunk_size"), chunk, "length");
     return [window, chunk];
   }
 
   // read_temperature(cfg, path, layers): layers null where the config gives none
   function readTemperature(cfg, path, layers) {
-    if (LLAMA4.has(cfg.model_type)) {
-      const values = { attn_temperature_tuning: true, attn_scale: 0.1, floor_scale: 8192 };
+    const defaults = familyValue(cfg.model_type, "temperature"); // Llama 4's
+    if (defaults !== null) {
+      const values = { ...defaults };
       Object.keys(values).forEach((k) => { values[k] = get(cfg, k, values[k]); });
       let tuning = values.attn_temperature_tuning;
       if (tuning === null) tuning = true;
@@ -599,7 +607,7 @@
   }
 
   Object.assign(window.peInspector, {
-    ROPE_KEYS, INTERLEAVED, HALVES, LLAMA4, SOURCES, ROTATION_RULES, family, statesRope, textPart,
+    ROPE_KEYS, INTERLEAVED, HALVES, SOURCES, ROTATION_RULES, family, statesRope, textPart,
     readRope, settingsFrequencies, layerCount, readLayers, nonrotaryLayers, readTemperature,
     nonrotary,
   });

@@ -87,18 +87,11 @@
       out.push(`beta_fast = beta_slow = ${g(scaling.beta_fast)}: YaRN's ramp has no width, so ` +
         "every pair is either kept or divided by the factor, a step (Kimi K2's setting)");
     }
-    if (type === "kimi_linear" && has(cfg, "mla_use_nope")) {
-      out.push(`${key(path, "mla_use_nope")} = ${repr(cfg.mla_use_nope)} is not read: Kimi ` +
-        "Linear's attention has no rotary code, so no layer rotates whatever it says");
-    }
-    if (type === "deepseek_v32") {
-      out.push("DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in " +
-        "halves, while MLA rotates interleaved pairs: the same tables, two pairings");
-    }
-    if (["deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"].includes(type)) {
-      out.push("MLA rotates the last qk_rope_head_dim dims of each query head and one key " +
-        "shared by all heads; the other dims carry no position");
-    }
+    const entry = family(type); // its keys not read, and its notes
+    Object.entries((entry && entry.unread) || {}).forEach(([k, why]) => {
+      if (has(cfg, k)) out.push(`${key(path, k)} = ${repr(cfg[k])} is not read: ${why}`);
+    });
+    if (entry) out.push(...entry.notes);
     if (get(cfg, "num_kv_shared_layers") !== null) {
       checkConfigInt(key(path, "num_kv_shared_layers"), cfg.num_kv_shared_layers, "layers", 0);
     }
