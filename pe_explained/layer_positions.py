@@ -132,6 +132,10 @@ class LayerPosition:
     chunk : int or None
         Chunk of its attention (Llama 4's chunked layers: a query sees only keys of
         its own chunk).
+    assumed : bool
+        True for a layer read as rotary because its family's code has not been read
+        (its ``model_type`` is not in :data:`~pe_explained.families.FAMILIES`): every
+        attention layer is assumed to rotate, with the file's settings.
     """
 
     index: int
@@ -141,6 +145,7 @@ class LayerPosition:
     mixer: str
     window: int | None = None
     chunk: int | None = None
+    assumed: bool = False
 
 
 def _layer_type_names(cfg: Mapping, path: str, count: int) -> list[str]:
@@ -269,6 +274,7 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
     ]
     settings = (early if early is not None else rope()) if any(rotates) else {}
     mla = cfg.get("qk_rope_head_dim") is not None and cfg.get("kv_lora_rank") is not None
+    unread = FAMILIES.get(model_type) is None  # its rotating layers are an assumption
     out = []
     for index, (kind, rotate) in enumerate(zip(kinds, rotates, strict=True)):
         if kind in _RECURRENT:
@@ -291,6 +297,7 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
                 # no layer types: every layer attends through the window (Mistral's code)
                 window=window if kind in _WINDOWED | {ALL_LAYERS} else None,
                 chunk=chunk if kind == "chunked_attention" else None,
+                assumed=rotate and unread,
             )
         )
     return out

@@ -329,6 +329,9 @@ def _t5_shared(scheme) -> dict:
     return out
 
 
+#: The strip's letter, and its meaning, of a layer whose family's code is not read.
+ASSUMED = "?"
+ASSUMED_LEGEND = "not read: assumed rotary with the file's settings"
 #: One character per layer in :func:`layer_strip`, by where its positions come from.
 STRIP = {"nope": "n", "recurrence": "~", "absolute": "a", "bias": "b"}
 #: What the layers of a model without rotary embeddings take their positions from.
@@ -348,6 +351,7 @@ def _position(p) -> dict:
         "mixer": p.mixer,
         "window": p.window,
         "chunk": p.chunk,
+        "assumed": p.assumed,
     }
 
 
@@ -393,13 +397,18 @@ def layer_strip(positions, kind: str | None = None) -> dict:
     the letter of its RoPE (``R``; ``S``/``F`` for per-type RoPE), ``n`` an attention
     layer without rotation, ``~`` a layer with no attention; for a model without rotary
     embeddings (``kind`` of :func:`~pe_explained.hf_nonrotary.nonrotary_positions`),
-    ``a`` attention over inputs with learned positions, ``b`` attention with a bias."""
+    ``a`` attention over inputs with learned positions, ``b`` attention with a bias; ``?``
+    a layer assumed rotary, whose family's code has not been read (``assumed``)."""
     letters = _strip_letters(positions)
     keys = block_keys(positions)
     strip = "".join(
-        letters[k] if k else STRIP[p.source] for p, k in zip(positions, keys, strict=True)
+        ASSUMED if p.assumed else letters[k] if k else STRIP[p.source]
+        for p, k in zip(positions, keys, strict=True)
     )
-    legend = {letter: f"rotary ({key})" for key, letter in letters.items()}
+    read = {k for p, k in zip(positions, keys, strict=True) if k and not p.assumed}
+    legend = {letter: f"rotary ({key})" for key, letter in letters.items() if key in read}
+    if any(p.assumed for p in positions):
+        legend[ASSUMED] = ASSUMED_LEGEND
     mixers = sorted({p.mixer for p in positions if p.source == "recurrence"})
     if any(p.source == "nope" for p in positions):
         legend["n"] = "attention without rotation (NoPE)"
@@ -409,7 +418,8 @@ def layer_strip(positions, kind: str | None = None) -> dict:
         if kind is not None and any(p.source == source for p in positions):
             legend[STRIP[source]] = _NONROTARY_LEGEND[kind]
     counts = {source: sum(p.source == source for p in positions) for source in LAYER_SOURCES}
-    return {"strip": strip, "legend": legend, "counts": counts}
+    assumed = sum(p.assumed for p in positions)
+    return {"strip": strip, "legend": legend, "counts": counts, "assumed": assumed}
 
 
 def _numbers(values, shown=3) -> str:
@@ -471,8 +481,9 @@ def format_report(report: dict, *, name: str = "config") -> str:
     elif strip:
         counts = strip["counts"]
         total = sum(counts.values())
+        assumed = f" ({strip['assumed']} assumed, not read)" if strip["assumed"] else ""
         lines.append(
-            f"layers: {counts['rotary']} of {total} rotary, {counts['nope']} attention "
+            f"layers: {counts['rotary']} of {total} rotary{assumed}, {counts['nope']} attention "
             f"without rotation, {counts['recurrence']} without attention"
         )
     if strip:

@@ -360,3 +360,27 @@ def test_a_file_without_a_base_or_a_length_gets_its_class_defaults_marked():
     assert {b["max_position_embeddings"] for b in report["layer_types"].values()} == {131_072}
     assert any("max_position_embeddings: 131072 (class default" in n for n in report["notes"])
     assert "(class default" in format_report(report)
+
+
+def test_a_family_not_read_is_marked_assumed_never_R(tmp_path, capsys):
+    """Unknown means unknown: the layers of a model_type whose code the library has not
+    read print ``?`` (the legend says they are assumed rotary), the count says so, and
+    ``--json`` marks each ``assumed``; a family of the registry prints ``R``."""
+    unread = {"model_type": "nemotron_h", "head_dim": 64, "num_hidden_layers": 4}
+    unread["rope_theta"] = 10000.0
+    report = pe.inspect_config(unread)
+    strip = report["layer_strip"]
+    assert strip["strip"] == "????" and strip["assumed"] == 4
+    assert strip["legend"] == {"?": "not read: assumed rotary with the file's settings"}
+    assert all(layer["assumed"] for layer in report["layers"])
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(unread))
+    assert main(["inspect", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "layers: 4 of 4 rotary (4 assumed, not read)" in text and "\n  ????\n" in text
+    read = pe.inspect_config({**unread, "model_type": "llama"})
+    assert read["layer_strip"]["strip"] == "RRRR" and read["layer_strip"]["assumed"] == 0
+    assert not any(layer["assumed"] for layer in read["layers"])
+    # a file with no model_type names no family: assumed too
+    bare = {k: v for k, v in unread.items() if k != "model_type"}
+    assert pe.inspect_config(bare)["layer_strip"]["strip"] == "????"

@@ -926,6 +926,8 @@ FAULTS = [
         'sliding: (cfg, kind) => kind === "sliding_attention",',
         "sliding: () => true,",
     ),
+    # a layer of a family not read, printed R as if its rule were known
+    ("inspector-layers", "rotate && unread);", "false);"),
     ("inspector-report", "Math.min(num(window), num(truthy", "Math.max(num(window), num(truthy"),
     ("inspector-reading", "Math.min(2 * len - 1, chunk)", "Math.min(2 * len, chunk)"),
     ("inspector-report", "exact + Math.trunc(scaled)", "exact + Math.round(scaled)"),

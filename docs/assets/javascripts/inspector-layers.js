@@ -421,8 +421,9 @@
     return settings[k] === null ? null : k;
   }
 
-  const position = (index, layerType, source, rope, mixer, window = null, chunk = null) =>
-    ({ index, layer_type: layerType, source, rope, mixer, window, chunk });
+  const position = (index, layerType, source, rope, mixer, window = null, chunk = null,
+    assumed = false) => ({ index, layer_type: layerType, source, rope, mixer, window, chunk,
+    assumed });
 
   // every layer of a model without rotary embeddings: each attends
   function nonrotaryLayers(scheme) {
@@ -442,20 +443,22 @@
       attentionRotates(cfg, kind) && (flags === null || flags[i]));
     const settings = rotates.some(Boolean) ? early || rope() : {};
     const mla = get(cfg, "qk_rope_head_dim") !== null && get(cfg, "kv_lora_rank") !== null;
+    const unread = family(type) === null; // its rotating layers are an assumption
     return kinds.map((kind, index) => {
       if (kind === "linear_attention") {
         return position(index, kind, "recurrence", null,
           familyValue(type, "mixer") || "linear attention");
       }
       let rotate = rotates[index];
-      let rope = null;
+      let used = null;
       if (rotate) {
-        rope = ropeKey(settings, kind, type, path, index);
-        if (rope === null) rotate = false;
+        used = ropeKey(settings, kind, type, path, index);
+        if (used === null) rotate = false;
       }
       const mixer = mla ? "MLA" : kind === "hybrid" ? "attention + Mamba-2" : "attention";
-      return position(index, kind, rotate ? "rotary" : "nope", rope, mixer,
-        WINDOWED.has(kind) ? window : null, kind === "chunked_attention" ? chunk : null);
+      return position(index, kind, rotate ? "rotary" : "nope", used, mixer,
+        WINDOWED.has(kind) ? window : null, kind === "chunked_attention" ? chunk : null,
+        rotate && unread);
     });
   }
 

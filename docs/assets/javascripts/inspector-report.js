@@ -18,6 +18,9 @@
 
   const FACTOR_TYPES = ["linear", "dynamic", "yarn", "llama3", "longrope"];
   const STRIP = { nope: "n", recurrence: "~", absolute: "a", bias: "b" };
+  // a layer whose family's code is not read
+  const ASSUMED = "?";
+  const ASSUMED_LEGEND = "not read: assumed rotary with the file's settings";
   const NONROTARY_LEGEND = {
     learned: "attention; positions from a learned table added to the input",
     alibi: "attention with ALiBi's linear bias on its scores",
@@ -127,9 +130,14 @@
   function layerStrip(positions, kind = null) {
     const letters = stripLetters(positions);
     const blocks = blockKeys(positions);
-    const strip = positions.map((p, i) => (blocks[i] ? letters[blocks[i]] : STRIP[p.source])).join("");
+    const strip = positions.map((p, i) => (p.assumed ? ASSUMED
+      : blocks[i] ? letters[blocks[i]] : STRIP[p.source])).join("");
+    const read = new Set(blocks.filter((k, i) => k && !positions[i].assumed));
     const legend = {};
-    Object.entries(letters).forEach(([k, letter]) => { legend[letter] = `rotary (${k})`; });
+    Object.entries(letters).forEach(([k, letter]) => {
+      if (read.has(k)) legend[letter] = `rotary (${k})`;
+    });
+    if (positions.some((p) => p.assumed)) legend[ASSUMED] = ASSUMED_LEGEND;
     const mixers = [...new Set(positions.filter((p) => p.source === "recurrence")
       .map((p) => p.mixer))].sort();
     if (positions.some((p) => p.source === "nope")) legend.n = "attention without rotation (NoPE)";
@@ -141,7 +149,7 @@
     });
     const counts = Object.fromEntries(SOURCES.map((x) => [x, positions
       .filter((p) => p.source === x).length]));
-    return { strip, legend, counts };
+    return { strip, legend, counts, assumed: positions.filter((p) => p.assumed).length };
   }
 
   // _t5_shared: the smallest distance before the query in T5's last bucket, per stack,

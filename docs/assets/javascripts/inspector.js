@@ -42,7 +42,7 @@
 
   // --- the layer strip: one cell per layer, its letter and its colour by kind
 
-  const KINDS = { n: "pe-i-kn", "~": "pe-i-kr", a: "pe-i-ka", b: "pe-i-ka" };
+  const KINDS = { n: "pe-i-kn", "~": "pe-i-kr", a: "pe-i-ka", b: "pe-i-ka", "?": "pe-i-ku" };
   const kindClass = (letter, letters) => KINDS[letter] ||
     `pe-i-k${(letters.indexOf(letter) % 4) + 1}`;
 
@@ -75,9 +75,11 @@
         "text-anchor": "end", class: "pe-i-small" }, rows > 1 ? "" : `layer ${last}`);
     }
     const rotary = counts.rotary;
+    const assumed = report.layer_strip.assumed ? ` (${report.layer_strip.assumed} assumed, ` +
+      "not read)" : "";
     const heading = report.positions ? `${total} layers, none rotary:`
-      : `${total} layers: ${rotary} rotary, ${counts.nope} attention without rotation, ` +
-        `${counts.recurrence} without attention.`;
+      : `${total} layers: ${rotary} rotary${assumed}, ${counts.nope} attention without ` +
+        `rotation, ${counts.recurrence} without attention.`;
     const items = Object.entries(legend).map(([letter, meaning]) => h("li", {},
       h("span", { class: `pe-i-swatch ${kindClass(letter, letters)}`, "aria-hidden": "true" },
         letter), ` ${meaning}`));
