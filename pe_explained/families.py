@@ -24,6 +24,9 @@ lives here, with the file it was read from (``transformers`` 5.23's
   and ``compress``);
 * ``temperature``: a query multiplier its attention applies (Llama 4's, with the class's
   defaults);
+* ``defaults``: what its configuration class fills in where the file is silent, beyond
+  the base and length (:data:`~pe_explained.hf_families.CLASS_DEFAULTS`): a sliding
+  window, a layer pattern;
 * ``unread``: keys its files hold that its code does not read, with why;
   ``notes``: what a reader should know of its code that the numbers do not say.
 
@@ -73,6 +76,9 @@ LAYER_LAYOUTS = {
     "compress_ratios": "compress_ratios (0 sliding, 4 compressed sparse, 128 heavily "
     "compressed), else the class's pattern",
     "mamba": "every layer Mamba-2",
+    "global_attn_every_n_layers": (
+        "sliding attention, and full attention every global_attn_every_n_layers-th layer (4th)"
+    ),
     "chunked where rotating": "the rotating layers chunked, the NoPE layers full attention",
 }
 
@@ -93,6 +99,7 @@ class Family:
     split_bases: Mapping[str, float] | None = None
     rope_keys: Mapping[str, str] | None = None
     temperature: Mapping[str, float | bool] | None = None
+    defaults: Mapping[str, int] | None = None
     unread: Mapping[str, str] | None = None
     notes: tuple[str, ...] = ()
 
@@ -101,6 +108,9 @@ class Family:
         return ROTATION_RULES[self.rotates](cfg, kind)
 
 
+#: ExaoneConfig's window (its pattern, layer i global when (i + 1) % 4 == 0, is
+#: ``sliding_pattern``).
+_EXAONE_WINDOW = {"sliding_window": 4096}
 _GEMMA3_BASES = {"full_attention": 1_000_000.0, "sliding_attention": 10_000.0}
 _LLAMA4 = Family(
     "models/llama4/modeling_llama4.py",
@@ -121,6 +131,12 @@ _V32_INDEXER = (
 
 #: model_type → its rules, read from the file each entry names.
 FAMILIES: dict[str, Family] = {
+    "afmoe": Family(
+        "models/afmoe/modeling_afmoe.py",
+        rotates="sliding",  # `if self.is_local_attention:` rotate; global layers are NoPE
+        layer_layout="global_attn_every_n_layers",
+        defaults={"sliding_window": 1024},
+    ),
     "apertus": Family("models/apertus/modeling_apertus.py"),
     "codegen": Family("models/codegen/modeling_codegen.py", "interleaved"),
     "cohere": Family("models/cohere/modeling_cohere.py", "interleaved"),
@@ -149,7 +165,18 @@ FAMILIES: dict[str, Family] = {
     ),
     "ernie4_5": Family("models/ernie4_5/modeling_ernie4_5.py", "interleaved"),
     "ernie4_5_moe": Family("models/ernie4_5_moe/modeling_ernie4_5_moe.py", "interleaved"),
-    "exaone4": Family("models/exaone4/modeling_exaone4.py", rotates="sliding when windowed"),
+    "exaone4": Family(
+        "models/exaone4/modeling_exaone4.py",
+        rotates="sliding when windowed",
+        sliding_pattern=4,
+        defaults=_EXAONE_WINDOW,
+    ),
+    "exaone_moe": Family(
+        "models/exaone_moe/modeling_exaone_moe.py",
+        rotates="sliding when windowed",
+        sliding_pattern=4,
+        defaults=_EXAONE_WINDOW,
+    ),
     "falcon": Family("models/falcon/modeling_falcon.py"),
     "falcon_h1": Family("models/falcon_h1/modeling_falcon_h1.py", layer_layout="hybrid"),
     "gemma": Family("models/gemma/modeling_gemma.py"),

@@ -58,6 +58,7 @@ __all__ = [
 #: per layer type, read elsewhere). ``tests/test_transformers_rope.py`` holds every entry
 #: to the class.
 CLASS_DEFAULTS = {
+    "afmoe": (10_000.0, 16_384),
     "apertus": (12_000_000.0, 65_536),
     "cohere": (500_000.0, 8_192),
     "cohere2": (10_000.0, 8_192),
@@ -66,6 +67,7 @@ CLASS_DEFAULTS = {
     "ernie4_5": (500_000.0, 131_072),
     "ernie4_5_moe": (500_000.0, 131_072),
     "exaone4": (10_000.0, 2_048),
+    "exaone_moe": (10_000.0, 2_048),
     "falcon": (10_000.0, 2_048),
     "gemma": (10_000.0, 8_192),
     "gemma2": (10_000.0, 8_192),

@@ -245,7 +245,18 @@ _LAYOUTS = {
     "linear_attn_config": _kimi_layer_types,
     "compress_ratios": _v4_layer_types,
     "mamba": lambda cfg, path, count: ["linear_attention"] * count,  # GraniteMoeHybrid
+    "global_attn_every_n_layers": lambda cfg, path, count: _every_nth_global(cfg, path, count),
 }
+
+
+def _every_nth_global(cfg: Mapping, path: str, count: int) -> list[str]:
+    """AFMoE: full attention every ``global_attn_every_n_layers``-th layer, else sliding."""
+    every = check_config_int(
+        f"{path}['global_attn_every_n_layers']",
+        cfg.get("global_attn_every_n_layers", 4),
+        "layers",
+    )
+    return ["sliding_attention" if (i + 1) % every else "full_attention" for i in range(count)]
 
 
 def _attention_rotates(cfg: Mapping, kind: str) -> bool:

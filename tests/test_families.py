@@ -64,3 +64,14 @@ def test_a_new_entry_changes_what_is_read(monkeypatch):
     assert [p.source for p in pe.layer_positions(config)] == ["rotary"] * 4
     monkeypatch.setitem(FAMILIES, "some_new_family", Family("models/x.py", rotates="sliding"))
     assert [p.source for p in pe.layer_positions(config)] == ["rotary"] * 3 + ["nope"]
+
+
+def test_the_class_defaults_of_an_entry_are_its_configuration_class_s():
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    for model_type, f in FAMILIES.items():
+        if not f.defaults:
+            continue
+        made = CONFIG_MAPPING[model_type]()  # the class with nothing given
+        for key, value in f.defaults.items():
+            assert getattr(made, key) == value, (model_type, key)

@@ -621,6 +621,11 @@ EDGE_CASES = [
         },
         None,
     ),
+    # the registry's class defaults and layouts, as the page applies them: AFMoE's
+    # every-4th global layer (NoPE), EXAONE-MoE's window and pattern from its class
+    ("AFMoE, layers from global_attn_every_n_layers", BASES["tiny afmoe"], None),
+    ("EXAONE-MoE, window and pattern from its class", BASES["tiny exaone_moe"], None),
+    ("an unread family with layers", {**LLAMA31, "model_type": "nemotron_h"}, None),
 ]
 
 #: (name, config or JSON text, seq_len): inputs the library refuses.

@@ -402,6 +402,11 @@
     linear_attn_config: (cfg, path, count) => kimiTypes(cfg, path, count),
     compress_ratios: (cfg, path, count) => v4Types(cfg, path, count),
     mamba: (cfg, path, count) => range(count).map(() => "linear_attention"),
+    global_attn_every_n_layers: (cfg, path, count) => { // AFMoE
+      const every = checkConfigInt(key(path, "global_attn_every_n_layers"),
+        get(cfg, "global_attn_every_n_layers", 4), "layers");
+      return range(count).map((i) => ((i + 1) % every ? "sliding_attention" : "full_attention"));
+    },
   };
 
   function attentionRotates(cfg, kind) {

@@ -122,6 +122,14 @@
     if (scheme) return nonrotaryModel(config, scheme);
     const [raw, path] = textPart(config);
     const [cfg, notes] = standardise(raw, path);
+    // what the family's class fills in where the file is silent (a window, a pattern)
+    const entry = family(get(cfg, "model_type"));
+    Object.entries((entry && entry.defaults) || {}).forEach(([k, value]) => {
+      if (has(cfg, k)) return;
+      cfg[k] = value;
+      notes.push(`${path} states no ${k}: ${value} (class default of ${repr(cfg.model_type)} ` +
+        "in transformers)");
+    });
     let settings;
     const rope = () => {
       if (settings === undefined) settings = readRope(cfg, path);

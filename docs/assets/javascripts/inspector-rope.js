@@ -369,9 +369,10 @@
 
   // CLASS_DEFAULTS: [rope_theta, max_position_embeddings] a class fills in (null: per type)
   const CLASS_DEFAULTS = {
-    apertus: [12e6, 65536], cohere: [5e5, 8192], cohere2: [1e4, 8192],
+    afmoe: [1e4, 16384], apertus: [12e6, 65536], cohere: [5e5, 8192], cohere2: [1e4, 8192],
     deepseek_v2: [1e4, 2048], deepseek_v3: [1e4, 4096], ernie4_5: [5e5, 131072],
-    ernie4_5_moe: [5e5, 131072], exaone4: [1e4, 2048], falcon: [1e4, 2048],
+    ernie4_5_moe: [5e5, 131072], exaone4: [1e4, 2048], exaone_moe: [1e4, 2048],
+    falcon: [1e4, 2048],
     gemma: [1e4, 8192], gemma2: [1e4, 8192], gemma3: [null, 131072],
     gemma3_text: [null, 131072], gemma3n: [null, 32768], gemma3n_text: [null, 32768],
     glm: [1e4, 131072], glm4: [1e4, 131072], gpt_neox: [1e4, 2048], gpt_oss: [15e4, 131072],
