@@ -76,6 +76,11 @@ LAYER_LAYOUTS = {
     "compress_ratios": "compress_ratios (0 sliding, 4 compressed sparse, 128 heavily "
     "compressed), else the class's pattern",
     "mamba": "every layer Mamba-2",
+    "hybrid_override_pattern": (
+        "layers_block_type, else hybrid_override_pattern's letters (M Mamba-2, * attention, "
+        "E MoE, - MLP; hf_families), else Mamba-2, MoE, attention, MLP; layers of their own "
+        "for an MLP or a MoE"
+    ),
     "global_attn_every_n_layers": (
         "sliding attention, and full attention every global_attn_every_n_layers-th layer (4th)"
     ),
@@ -241,6 +246,18 @@ FAMILIES: dict[str, Family] = {
     "mistral": Family("models/mistral/modeling_mistral.py"),
     "mistral3": Family("models/mistral3/modeling_mistral3.py"),
     "mixtral": Family("models/mixtral/modeling_mixtral.py"),
+    # NemotronHAttention takes no position embeddings: its attention layers are NoPE
+    "nemotron_h": Family(
+        "models/nemotron_h/modeling_nemotron_h.py",
+        None,
+        rotates="none",
+        mixer="Mamba-2",
+        layer_layout="hybrid_override_pattern",
+        unread={
+            key: "NemotronHAttention takes no position embeddings"
+            for key in ("rope_theta", "partial_rotary_factor", "rope_scaling")
+        },
+    ),
     "olmo": Family("models/olmo/modeling_olmo.py"),
     "olmo2": Family("models/olmo2/modeling_olmo2.py"),
     "olmo3": Family("models/olmo3/modeling_olmo3.py", sliding_pattern=4),

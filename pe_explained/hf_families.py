@@ -219,6 +219,44 @@ def _rope_dict(cfg: Mapping) -> tuple[str | None, Mapping | None]:
     return None, None
 
 
+#: NemotronHConfig's pattern letters (``_pattern_to_list``) and its default layers.
+_NEMOTRON_H_LETTERS = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+_NEMOTRON_H_DEFAULT = ["linear_attention", "moe", "full_attention", "mlp"]
+
+
+def _nemotron_h(cfg: dict, path: str, notes: list[str]) -> None:
+    """Nemotron-H: its layers are ``layers_block_type``, else the letters of
+    ``hybrid_override_pattern``, else the class's four; the class counts them and ignores
+    ``num_hidden_layers`` (``NemotronHConfig.__post_init__``)."""
+    types = cfg.get("layer_types", cfg.get("layers_block_type"))
+    if types is None and cfg.get("hybrid_override_pattern") is not None:
+        name, pattern = f"{path}['hybrid_override_pattern']", cfg["hybrid_override_pattern"]
+        if not isinstance(pattern, str):
+            raise TypeError(f"{name} must be a string of M, E, * and -, got {pattern!r}")
+        check_config_int(f"len({name})", len(pattern), "layers")
+        unknown = sorted(set(pattern) - set(_NEMOTRON_H_LETTERS))
+        if unknown:
+            raise ValueError(
+                f"{name} holds {', '.join(map(repr, unknown))}: NemotronHConfig reads M "
+                "(Mamba-2), E (MoE), * (attention) and - (MLP)"
+            )
+        types = [_NEMOTRON_H_LETTERS[letter] for letter in pattern]
+    elif types is None:
+        types = list(_NEMOTRON_H_DEFAULT)
+        notes.append(
+            f"{path} gives no layers_block_type or hybrid_override_pattern: the class's "
+            "4 layers (Mamba-2, MoE, attention, MLP)"
+        )
+    if isinstance(types, list):
+        given = cfg.get("num_hidden_layers")
+        if given is not None and given != len(types):
+            notes.append(
+                f"{path}['num_hidden_layers'] = {given!r} is not read: NemotronHConfig counts "
+                f"the {len(types)} layers of its layer list"
+            )
+        cfg["num_hidden_layers"], cfg["layer_types"] = len(types), types
+
+
 def _olmo3(cfg: dict, path: str, notes: list[str]) -> None:
     """OLMo 3: per-layer-type RoPE, the scaling on full-attention layers only.
 
@@ -423,4 +461,6 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         _deepseek_v4(out, path, notes)
     elif model_type in _HUNYUAN:
         _hunyuan(out, path, notes)
+    elif model_type == "nemotron_h":
+        _nemotron_h(out, path, notes)
     return out, notes

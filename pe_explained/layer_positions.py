@@ -9,7 +9,10 @@ learns the order of its tokens in one of three ways:
   through the causal mask (chapter 14) and through what earlier layers wrote;
 * ``"recurrence"``: no attention at all — a linear-attention or state-space mixer
   (Gated DeltaNet, Kimi Delta Attention, Mamba-2) that reads the tokens in order, so
-  order is built into its recurrence.
+  order is built into its recurrence;
+* ``"none"``: no token mixing at all — a layer of its own for an MLP or a mixture of
+  experts (Nemotron-H's ``-`` and ``E``), which sees each token alone: position does not
+  enter it.
 
 A model without rotary embeddings (:mod:`pe_explained.hf_nonrotary`) has two more:
 
@@ -37,6 +40,10 @@ rotation), as the registry :mod:`~pe_explained.families` records it:
 ``llama4``, ``smollm3``  ``no_rope_layers`` (1: rotates); Llama 4's rotating layers are
                          chunked (``attention_chunk_size``)
 ``deepseek_v4``          sliding layers rotate by ``main``, compressed ones by ``compress``
+``nemotron_h``           ``hybrid_override_pattern`` (``M`` Mamba-2, ``*`` attention, ``E``
+                         MoE, ``-`` MLP); its attention never rotates
+``afmoe``,               only sliding layers rotate (EXAONE-MoE's, as EXAONE 4's, when
+``exaone_moe``           windowed; its class's window is 4096)
 =======================  ==================================================================
 
 Other families: every attention layer rotates with its layer type's RoPE.
@@ -70,7 +77,7 @@ __all__ = [
 ]
 
 #: What a layer takes its positions from (see the module's docstring).
-LAYER_SOURCES = ("rotary", "nope", "recurrence", "absolute", "bias")
+LAYER_SOURCES = ("rotary", "nope", "recurrence", "absolute", "bias", "none")
 
 #: Layer-type names as ``transformers`` renames them after reading a config
 #: (``configuration_utils``).
@@ -95,6 +102,8 @@ _LAYER_TYPES = frozenset(
 )
 #: Layer types with no softmax attention.
 _RECURRENT = frozenset({"linear_attention"})
+#: Layer types that mix no tokens at all (Nemotron-H's MLP and MoE layers), by mixer.
+_NO_MIXING = {"mlp": "MLP", "moe": "MoE"}
 #: The mixer of a recurrent layer, by family (:mod:`~pe_explained.families`).
 _MIXERS = {t: f.mixer for t, f in FAMILIES.items() if f.mixer}
 #: DeepSeek-V4's legacy ``compress_ratios`` and its layer types.
@@ -167,9 +176,11 @@ def _layer_type_names(cfg: Mapping, path: str, count: int) -> list[str]:
     if types is None:
         return [ALL_LAYERS] * count
     names = [_RENAMED.get(t, t) for t in types]
+    # Nemotron-H's blocks also include layers of their own for an MLP or a MoE
+    allowed = _LAYER_TYPES | (set(_NO_MIXING) if layout == "hybrid_override_pattern" else set())
     for index, name in enumerate(names):
-        if name not in _LAYER_TYPES:
-            known = ", ".join(repr(t) for t in sorted(_LAYER_TYPES))
+        if name not in allowed:
+            known = ", ".join(repr(t) for t in sorted(allowed))
             raise ValueError(
                 f"{path}['layer_types'][{index}] = {types[index]!r} is not a layer type this "
                 f"library reads (it reads {known}, and the legacy 'mamba' and 'attention')"
@@ -280,7 +291,10 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
     model_type = cfg.get("model_type")
     flags = _rotating_layers(cfg, path, count)
     rotates = [
-        kind not in _RECURRENT and _attention_rotates(cfg, kind) and (flags is None or flags[i])
+        kind not in _RECURRENT
+        and kind not in _NO_MIXING
+        and _attention_rotates(cfg, kind)
+        and (flags is None or flags[i])
         for i, kind in enumerate(kinds)
     ]
     settings = (early if early is not None else rope()) if any(rotates) else {}
@@ -288,6 +302,9 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
     unread = FAMILIES.get(model_type) is None  # its rotating layers are an assumption
     out = []
     for index, (kind, rotate) in enumerate(zip(kinds, rotates, strict=True)):
+        if kind in _NO_MIXING:
+            out.append(LayerPosition(index, kind, "none", None, _NO_MIXING[kind]))
+            continue
         if kind in _RECURRENT:
             mixer = _MIXERS.get(model_type, "linear attention")
             out.append(LayerPosition(index, kind, "recurrence", None, mixer))

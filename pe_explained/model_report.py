@@ -333,7 +333,7 @@ def _t5_shared(scheme) -> dict:
 ASSUMED = "?"
 ASSUMED_LEGEND = "not read: assumed rotary with the file's settings"
 #: One character per layer in :func:`layer_strip`, by where its positions come from.
-STRIP = {"nope": "n", "recurrence": "~", "absolute": "a", "bias": "b"}
+STRIP = {"nope": "n", "recurrence": "~", "absolute": "a", "bias": "b", "none": "-"}
 #: What the layers of a model without rotary embeddings take their positions from.
 _NONROTARY_LEGEND = {
     "learned": "attention; positions from a learned table added to the input",
@@ -414,6 +414,9 @@ def layer_strip(positions, kind: str | None = None) -> dict:
         legend["n"] = "attention without rotation (NoPE)"
     if mixers:
         legend["~"] = f"no attention ({', '.join(mixers)}): order from the recurrence"
+    alone = sorted({p.mixer for p in positions if p.source == "none"})
+    if alone:
+        legend["-"] = f"no token mixing ({', '.join(alone)}): position does not enter"
     for source in ("absolute", "bias"):
         if kind is not None and any(p.source == source for p in positions):
             legend[STRIP[source]] = _NONROTARY_LEGEND[kind]
@@ -482,9 +485,10 @@ def format_report(report: dict, *, name: str = "config") -> str:
         counts = strip["counts"]
         total = sum(counts.values())
         assumed = f" ({strip['assumed']} assumed, not read)" if strip["assumed"] else ""
+        alone = f", {counts['none']} without token mixing" if counts["none"] else ""
         lines.append(
             f"layers: {counts['rotary']} of {total} rotary{assumed}, {counts['nope']} attention "
-            f"without rotation, {counts['recurrence']} without attention"
+            f"without rotation, {counts['recurrence']} without attention{alone}"
         )
     if strip:
         lines.append(f"  {strip['strip']}")

@@ -123,6 +123,12 @@ def _start(runtime: str, config, seq_len):
             f"no rotary embedding ({scheme.kind} positions): nothing to set but the context"
         )
         return model, seq_len, None, None, result, scheme.positions
+    if not model.rotates:  # attention without rotation, or none (Kimi Linear, Nemotron-H)
+        result["notes"].append("no layer rotates: nothing to set but the context")
+        length = model.text.get("max_position_embeddings")
+        name = f"{model.read_from}['max_position_embeddings']"
+        context = None if length is None else check_config_int(name, length, "length")
+        return model, seq_len, None, None, result, context
     settings = model.answer("rope")
     primary = _primary(settings)
     result["layer_type"] = primary

@@ -366,7 +366,7 @@ def test_a_family_not_read_is_marked_assumed_never_R(tmp_path, capsys):
     """Unknown means unknown: the layers of a model_type whose code the library has not
     read print ``?`` (the legend says they are assumed rotary), the count says so, and
     ``--json`` marks each ``assumed``; a family of the registry prints ``R``."""
-    unread = {"model_type": "nemotron_h", "head_dim": 64, "num_hidden_layers": 4}
+    unread = {"model_type": "a_family_not_read", "head_dim": 64, "num_hidden_layers": 4}
     unread["rope_theta"] = 10000.0
     report = pe.inspect_config(unread)
     strip = report["layer_strip"]

@@ -625,11 +625,33 @@ EDGE_CASES = [
     # every-4th global layer (NoPE), EXAONE-MoE's window and pattern from its class
     ("AFMoE, layers from global_attn_every_n_layers", BASES["tiny afmoe"], None),
     ("EXAONE-MoE, window and pattern from its class", BASES["tiny exaone_moe"], None),
-    ("an unread family with layers", {**LLAMA31, "model_type": "nemotron_h"}, None),
+    ("an unread family with layers", {**LLAMA31, "model_type": "a_family_not_read"}, None),
+    # Nemotron-H: NoPE attention, Mamba-2, and MLP and MoE layers that mix no tokens
+    ("Nemotron-H, layers from its pattern", BASES["tiny nemotron_h"], None),
+    (
+        "Nemotron-H without RoPE keys or pattern: the class's 4 layers",
+        {"model_type": "nemotron_h", "head_dim": 64, "num_hidden_layers": 52},
+        None,
+    ),
 ]
 
 #: (name, config or JSON text, seq_len): inputs the library refuses.
 BAD_INPUTS = [
+    (
+        "a Nemotron-H pattern letter",
+        {"model_type": "nemotron_h", "hybrid_override_pattern": "M*X"},
+        None,
+    ),
+    (
+        "a Nemotron-H pattern as a list",
+        {"model_type": "nemotron_h", "hybrid_override_pattern": ["M"]},
+        None,
+    ),
+    (
+        "an empty Nemotron-H pattern",
+        {"model_type": "nemotron_h", "hybrid_override_pattern": ""},
+        None,
+    ),
     ("an unknown rope_type", _rope({"rope_type": "foo", "factor": 2.0}), None),
     ("a negative theta", _with(LLAMA31, rope_scaling=None, rope_theta=-1), None),
     ("theta 1", _with(LLAMA31, rope_scaling=None, rope_theta=1), None),

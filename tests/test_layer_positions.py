@@ -448,3 +448,33 @@ def test_the_key_check_catches_an_unknown_key():
     assert _position_keys(
         {"rope_theta": 1, "xdrope_section": [1], "rope_magic": 2}
     ) - READ - NAMED == {"rope_magic"}
+
+
+def test_nemotron_h_never_rotates_and_its_mlp_and_moe_layers_mix_no_tokens():
+    """NemotronHAttention takes no position embeddings (its rope_theta is not read), the
+    layers come from hybrid_override_pattern (M Mamba-2, * attention, E MoE, - MLP) and
+    the class counts them; a file with no RoPE key at all is read, not refused."""
+    pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"  # Nemotron 3 Nano's
+    config = {"model_type": "nemotron_h", "head_dim": 128, "hybrid_override_pattern": pattern}
+    config |= {"num_hidden_layers": 99, "rope_theta": 10000.0, "partial_rotary_factor": 0.5}
+    report = inspect_config(config)
+    strip = report["layer_strip"]
+    assert strip["strip"] == pattern.replace("M", "~").replace("*", "n").replace("E", "-")
+    assert strip["counts"] == {
+        "rotary": 0,
+        "nope": 6,
+        "recurrence": 23,
+        "absolute": 0,
+        "bias": 0,
+        "none": 23,
+    }
+    assert not report["layer_types"]
+    assert any("num_hidden_layers'] = 99 is not read" in n for n in report["notes"])
+    assert any("rope_theta'] = 10000.0 is not read" in n for n in report["notes"])
+    bare = {"model_type": "nemotron_h", "head_dim": 128, "hybrid_override_pattern": "M-M*"}
+    assert [p.source for p in pe.layer_positions(bare)] == ["recurrence", "none"] * 1 + [
+        "recurrence",
+        "nope",
+    ]
+    with pytest.raises(ValueError, match=r"hybrid_override_pattern'\] holds 'X'"):
+        pe.layer_positions({**bare, "hybrid_override_pattern": "M*X"})

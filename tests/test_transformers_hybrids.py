@@ -142,7 +142,9 @@ def compare(config: dict, seen: dict) -> list[str]:
     if len(positions) != len(seen["attention"]):
         return [f"{len(positions)} layers, transformers built {len(seen['attention'])}"]
     for p, attends, table in zip(positions, seen["attention"], seen["rotary"], strict=True):
-        if (p.source != "recurrence") != attends:
+        # a layer without attention: a recurrence (Mamba-2, Gated DeltaNet) or no token
+        # mixing at all (Nemotron-H's MLP and MoE layers); the two are not told apart here
+        if (p.source not in ("recurrence", "none")) != attends:
             wrong.append(f"layer {p.index}: {p.source}, but attention ran: {attends}")
         if (p.source == "rotary") != (table is not None):
             wrong.append(f"layer {p.index}: {p.source}, but rotation by table {table!r}")

@@ -324,7 +324,9 @@
     128: "heavily_compressed_attention" };
   const WINDOWED = set("sliding_attention compressed_sparse_attention " +
     "heavily_compressed_attention default");
-  const SOURCES = ["rotary", "nope", "recurrence", "absolute", "bias"];
+  const SOURCES = ["rotary", "nope", "recurrence", "absolute", "bias", "none"];
+  // layer types that mix no tokens (Nemotron-H's MLP and MoE layers), by mixer
+  const NO_MIXING = { mlp: "MLP", moe: "MoE" };
 
   function layerTypeNames(cfg, path, count) {
     const layout = familyValue(cfg.model_type, "layer_layout");
@@ -338,9 +340,12 @@
     }
     if (types === null) return range(count).map(() => "default");
     const names = types.map((t) => get(RENAMED, t, t));
+    // Nemotron-H's blocks also include layers of their own for an MLP or a MoE
+    const allowed = new Set([...LAYER_TYPES,
+      ...(layout === "hybrid_override_pattern" ? Object.keys(NO_MIXING) : [])]);
     names.forEach((name, i) => {
-      if (!LAYER_TYPES.has(name)) {
-        const known = [...LAYER_TYPES].sort().map(repr).join(", ");
+      if (!allowed.has(name)) {
+        const known = [...allowed].sort().map(repr).join(", ");
         fail(`${key(path, "layer_types")}[${i}] = ${repr(types[i])} is not a layer type this ` +
           `library reads (it reads ${known}, and the legacy 'mamba' and 'attention')`);
       }
@@ -445,11 +450,12 @@
     const type = cfg.model_type;
     const flags = rotatingLayers(cfg, path, count);
     const rotates = kinds.map((kind, i) => kind !== "linear_attention" &&
-      attentionRotates(cfg, kind) && (flags === null || flags[i]));
+      !has(NO_MIXING, kind) && attentionRotates(cfg, kind) && (flags === null || flags[i]));
     const settings = rotates.some(Boolean) ? early || rope() : {};
     const mla = get(cfg, "qk_rope_head_dim") !== null && get(cfg, "kv_lora_rank") !== null;
     const unread = family(type) === null; // its rotating layers are an assumption
     return kinds.map((kind, index) => {
+      if (has(NO_MIXING, kind)) return position(index, kind, "none", null, NO_MIXING[kind]);
       if (kind === "linear_attention") {
         return position(index, kind, "recurrence", null,
           familyValue(type, "mixer") || "linear attention");

@@ -17,7 +17,7 @@
   // --- model_report.py: the report of a config's reading (read, inspector-reading.js)
 
   const FACTOR_TYPES = ["linear", "dynamic", "yarn", "llama3", "longrope"];
-  const STRIP = { nope: "n", recurrence: "~", absolute: "a", bias: "b" };
+  const STRIP = { nope: "n", recurrence: "~", absolute: "a", bias: "b", none: "-" };
   // a layer whose family's code is not read
   const ASSUMED = "?";
   const ASSUMED_LEGEND = "not read: assumed rotary with the file's settings";
@@ -142,6 +142,9 @@
       .map((p) => p.mixer))].sort();
     if (positions.some((p) => p.source === "nope")) legend.n = "attention without rotation (NoPE)";
     if (mixers.length) legend["~"] = `no attention (${mixers.join(", ")}): order from the recurrence`;
+    const alone = [...new Set(positions.filter((p) => p.source === "none").map((p) => p.mixer))]
+      .sort();
+    if (alone.length) legend["-"] = `no token mixing (${alone.join(", ")}): position does not enter`;
     ["absolute", "bias"].forEach((source) => {
       if (kind !== null && positions.some((p) => p.source === source)) {
         legend[STRIP[source]] = NONROTARY_LEGEND[kind];

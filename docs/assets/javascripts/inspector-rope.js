@@ -465,6 +465,40 @@
       "'compress' (DeepseekV4Config)");
   }
 
+  // Nemotron-H: layers_block_type, else hybrid_override_pattern's letters, else the class's
+  // four; the class counts them and ignores num_hidden_layers
+  const NEMOTRON_H = { M: "linear_attention", E: "moe", "*": "full_attention", "-": "mlp" };
+  function nemotronH(cfg, path, notes) {
+    let types = get(cfg, "layer_types", get(cfg, "layers_block_type"));
+    if (types === null && get(cfg, "hybrid_override_pattern") !== null) {
+      const name = key(path, "hybrid_override_pattern");
+      const pattern = cfg.hybrid_override_pattern;
+      if (typeof pattern !== "string") {
+        fail(`${name} must be a string of M, E, * and -, got ${repr(pattern)}`, "TypeError");
+      }
+      checkConfigInt(`len(${name})`, [...pattern].length, "layers");
+      const unknown = [...new Set(pattern)].filter((c) => !has(NEMOTRON_H, c)).sort();
+      if (unknown.length) {
+        fail(`${name} holds ${unknown.map(repr).join(", ")}: NemotronHConfig reads M ` +
+          "(Mamba-2), E (MoE), * (attention) and - (MLP)");
+      }
+      types = [...pattern].map((c) => NEMOTRON_H[c]);
+    } else if (types === null) {
+      types = ["linear_attention", "moe", "full_attention", "mlp"];
+      notes.push(`${path} gives no layers_block_type or hybrid_override_pattern: the class's ` +
+        "4 layers (Mamba-2, MoE, attention, MLP)");
+    }
+    if (Array.isArray(types)) {
+      const given = get(cfg, "num_hidden_layers");
+      if (given !== null && !(isReal(given) && num(given) === types.length)) {
+        notes.push(`${key(path, "num_hidden_layers")} = ${repr(given)} is not read: ` +
+          `NemotronHConfig counts the ${types.length} layers of its layer list`);
+      }
+      cfg.num_hidden_layers = types.length;
+      cfg.layer_types = types;
+    }
+  }
+
   function hunyuan(cfg, path, notes) {
     const [k, rope] = ropeDict(cfg);
     if (!rope || get(rope, "rope_type", get(rope, "type")) !== "dynamic") return;
@@ -573,6 +607,7 @@
     if (type === "olmo3") olmo3(out, path, notes);
     else if (type === "deepseek_v4") deepseekV4(out, path, notes);
     else if (HUNYUAN.has(type)) hunyuan(out, path, notes);
+    else if (type === "nemotron_h") nemotronH(out, path, notes);
     return [out, notes];
   }
 

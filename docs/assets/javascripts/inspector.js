@@ -42,7 +42,8 @@
 
   // --- the layer strip: one cell per layer, its letter and its colour by kind
 
-  const KINDS = { n: "pe-i-kn", "~": "pe-i-kr", a: "pe-i-ka", b: "pe-i-ka", "?": "pe-i-ku" };
+  const KINDS = { n: "pe-i-kn", "~": "pe-i-kr", a: "pe-i-ka", b: "pe-i-ka", "-": "pe-i-ka",
+    "?": "pe-i-ku" };
   const kindClass = (letter, letters) => KINDS[letter] ||
     `pe-i-k${(letters.indexOf(letter) % 4) + 1}`;
 
@@ -79,7 +80,8 @@
       "not read)" : "";
     const heading = report.positions ? `${total} layers, none rotary:`
       : `${total} layers: ${rotary} rotary${assumed}, ${counts.nope} attention without ` +
-        `rotation, ${counts.recurrence} without attention.`;
+        `rotation, ${counts.recurrence} without attention` +
+        `${counts.none ? `, ${counts.none} without token mixing` : ""}.`;
     const items = Object.entries(legend).map(([letter, meaning]) => h("li", {},
       h("span", { class: `pe-i-swatch ${kindClass(letter, letters)}`, "aria-hidden": "true" },
         letter), ` ${meaning}`));
