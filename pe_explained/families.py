@@ -81,6 +81,10 @@ LAYER_LAYOUTS = {
         "E MoE, - MLP; hf_families), else Mamba-2, MoE, attention, MLP; layers of their own "
         "for an MLP or a MoE"
     ),
+    "attn_layer_indices": "full attention at the layers attn_layer_indices lists, else Mamba-2",
+    "attn_layer_period": (
+        "attention where i % attn_layer_period == attn_layer_offset (8 and 4), else Mamba"
+    ),
     "global_attn_every_n_layers": (
         "sliding attention, and full attention every global_attn_every_n_layers-th layer (4th)"
     ),
@@ -143,6 +147,14 @@ FAMILIES: dict[str, Family] = {
         defaults={"sliding_window": 1024},
     ),
     "apertus": Family("models/apertus/modeling_apertus.py"),
+    # its layers_block_type: attention at attn_layer_indices, Mamba-2 elsewhere; the class
+    # passes partial_rotary_factor 0.5 on to the rotary embedding
+    "bamba": Family(
+        "models/bamba/modeling_bamba.py",
+        mixer="Mamba-2",
+        layer_layout="attn_layer_indices",
+        defaults={"partial_rotary_factor": 0.5},
+    ),
     "codegen": Family("models/codegen/modeling_codegen.py", "interleaved"),
     "cohere": Family("models/cohere/modeling_cohere.py", "interleaved"),
     "cohere2": Family(
@@ -222,6 +234,14 @@ FAMILIES: dict[str, Family] = {
     "hunyuan_v1_dense": Family("models/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py"),
     "hunyuan_v1_moe": Family("models/hunyuan_v1_moe/modeling_hunyuan_v1_moe.py"),
     # DeepSeek-V3's architecture, from its own repository
+    # JambaAttention calls no rotation (the config has no RoPE): its attention is NoPE
+    "jamba": Family(
+        "models/jamba/modeling_jamba.py",
+        None,
+        rotates="none",
+        mixer="Mamba",
+        layer_layout="attn_layer_period",
+    ),
     "kimi_k2": Family(
         "remote: moonshotai/Kimi-K2-Instruct, modeling_deepseek.py", "interleaved", notes=(_MLA,)
     ),

@@ -42,6 +42,9 @@ rotation), as the registry :mod:`~pe_explained.families` records it:
 ``deepseek_v4``          sliding layers rotate by ``main``, compressed ones by ``compress``
 ``nemotron_h``           ``hybrid_override_pattern`` (``M`` Mamba-2, ``*`` attention, ``E``
                          MoE, ``-`` MLP); its attention never rotates
+``bamba``                attention at ``attn_layer_indices``, Mamba-2 elsewhere
+``jamba``                attention where ``i % attn_layer_period == attn_layer_offset``,
+                         Mamba elsewhere; its attention never rotates
 ``afmoe``,               only sliding layers rotate (EXAONE-MoE's, as EXAONE 4's, when
 ``exaone_moe``           windowed; its class's window is 4096)
 =======================  ==================================================================
@@ -257,7 +260,29 @@ _LAYOUTS = {
     "compress_ratios": _v4_layer_types,
     "mamba": lambda cfg, path, count: ["linear_attention"] * count,  # GraniteMoeHybrid
     "global_attn_every_n_layers": lambda cfg, path, count: _every_nth_global(cfg, path, count),
+    "attn_layer_indices": lambda cfg, path, count: _attention_at(cfg, path, count),
+    "attn_layer_period": lambda cfg, path, count: _attention_period(cfg, path, count),
 }
+
+
+def _attention_at(cfg: Mapping, path: str, count: int) -> list[str]:
+    """Bamba: full attention at the layers ``attn_layer_indices`` lists, else Mamba-2."""
+    name, listed = f"{path}['attn_layer_indices']", cfg.get("attn_layer_indices") or []
+    if isinstance(listed, (str, bytes)) or not isinstance(listed, Sequence):
+        raise TypeError(f"{name} must be a list of layer indices, got {listed!r}")
+    at = {check_int(name, i, minimum=0) for i in listed}
+    return ["full_attention" if i in at else "linear_attention" for i in range(count)]
+
+
+def _attention_period(cfg: Mapping, path: str, count: int) -> list[str]:
+    """Jamba: attention where ``i % attn_layer_period == attn_layer_offset``, else Mamba."""
+    period = check_config_int(
+        f"{path}['attn_layer_period']", cfg.get("attn_layer_period", 8), "layers"
+    )
+    offset = check_config_int(
+        f"{path}['attn_layer_offset']", cfg.get("attn_layer_offset", 4), "layers", minimum=0
+    )
+    return ["full_attention" if i % period == offset else "linear_attention" for i in range(count)]
 
 
 def _every_nth_global(cfg: Mapping, path: str, count: int) -> list[str]:

@@ -628,6 +628,8 @@ EDGE_CASES = [
     ("an unread family with layers", {**LLAMA31, "model_type": "a_family_not_read"}, None),
     # Nemotron-H: NoPE attention, Mamba-2, and MLP and MoE layers that mix no tokens
     ("Nemotron-H, layers from its pattern", BASES["tiny nemotron_h"], None),
+    ("Bamba, attention at attn_layer_indices", BASES["tiny bamba"], None),
+    ("Jamba, NoPE attention by attn_layer_period", BASES["tiny jamba"], None),
     (
         "Nemotron-H without RoPE keys or pattern: the class's 4 layers",
         {"model_type": "nemotron_h", "head_dim": 64, "num_hidden_layers": 52},
@@ -636,7 +638,10 @@ EDGE_CASES = [
 ]
 
 #: (name, config or JSON text, seq_len): inputs the library refuses.
+_BAMBA = {"model_type": "bamba", "head_dim": 64, "rope_theta": 1e4, "num_hidden_layers": 4}
 BAD_INPUTS = [
+    ("Bamba's attention layers as a string", {**_BAMBA, "attn_layer_indices": "2"}, None),
+    ("Bamba's attention layer -1", {**_BAMBA, "attn_layer_indices": [-1]}, None),
     (
         "a Nemotron-H pattern letter",
         {"model_type": "nemotron_h", "hybrid_override_pattern": "M*X"},

@@ -407,6 +407,22 @@
     linear_attn_config: (cfg, path, count) => kimiTypes(cfg, path, count),
     compress_ratios: (cfg, path, count) => v4Types(cfg, path, count),
     mamba: (cfg, path, count) => range(count).map(() => "linear_attention"),
+    attn_layer_indices: (cfg, path, count) => { // Bamba
+      const name = key(path, "attn_layer_indices");
+      const listed = truthy(get(cfg, "attn_layer_indices")) ? cfg.attn_layer_indices : [];
+      if (!Array.isArray(listed)) {
+        fail(`${name} must be a list of layer indices, got ${repr(listed)}`, "TypeError");
+      }
+      const at = new Set(listed.map((i) => num(checkInt(name, i, 0))));
+      return range(count).map((i) => (at.has(i) ? "full_attention" : "linear_attention"));
+    },
+    attn_layer_period: (cfg, path, count) => { // Jamba
+      const period = checkConfigInt(key(path, "attn_layer_period"),
+        get(cfg, "attn_layer_period", 8), "layers");
+      const offset = checkConfigInt(key(path, "attn_layer_offset"),
+        get(cfg, "attn_layer_offset", 4), "layers", 0);
+      return range(count).map((i) => (i % period === offset ? "full_attention" : "linear_attention"));
+    },
     global_attn_every_n_layers: (cfg, path, count) => { // AFMoE
       const every = checkConfigInt(key(path, "global_attn_every_n_layers"),
         get(cfg, "global_attn_every_n_layers", 4), "layers");

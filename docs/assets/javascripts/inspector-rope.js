@@ -369,7 +369,8 @@
 
   // CLASS_DEFAULTS: [rope_theta, max_position_embeddings] a class fills in (null: per type)
   const CLASS_DEFAULTS = {
-    afmoe: [1e4, 16384], apertus: [12e6, 65536], cohere: [5e5, 8192], cohere2: [1e4, 8192],
+    afmoe: [1e4, 16384], apertus: [12e6, 65536], bamba: [1e4, 262144], cohere: [5e5, 8192],
+    cohere2: [1e4, 8192],
     deepseek_v2: [1e4, 2048], deepseek_v3: [1e4, 4096], ernie4_5: [5e5, 131072],
     ernie4_5_moe: [5e5, 131072], exaone4: [1e4, 2048], exaone_moe: [1e4, 2048],
     falcon: [1e4, 2048],
