@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pytest
 from browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
     PRINT_PAGE,
     browser_missing,
     pages_of,
@@ -84,7 +86,10 @@ _PAGE_WIDTH = """() => ({
       window.innerWidth + 1).slice(0, 3).map(e => e.textContent.trim().slice(0, 60)),
 })"""
 
-#: What the views fixture measures on each page, by name.
+#: The longest a page may take to load or answer a measure (a stall fails, never hangs).
+_WAIT_MS = 60_000
+#: What the views fixture measures on each page, by name (each returns an object or list:
+#: truthy, as ``wait_for_function`` needs).
 _MEASURES = {"figures": _FIGURES, "tables": _TABLES, "displays": _DISPLAYS, "page": _PAGE_WIDTH}
 
 
@@ -94,18 +99,26 @@ def views(browser, server, site):
     (the session's Chromium): ``seen[(scheme, width, path)][measure]``."""
     pages = [p for p in pages_of(site) if p != PRINT_PAGE]
     seen = {}
-    for scheme in ("light", "dark"):
-        for width in (390, 1280):
-            context = browser.new_context(
-                color_scheme=scheme, viewport={"width": width, "height": 844}
-            )
-            page = context.new_page()
-            for path in pages:
-                page.goto(server + path, wait_until="load")
-                seen[(scheme, width, path)] = {
-                    name: page.evaluate(script) for name, script in _MEASURES.items()
-                }
-            context.close()
+    # a Chromium of its own, every wait bounded: after a long run of browser tests, the
+    # session's Chromium once left a page's measure unanswered and the run waiting
+    fresh = browser.browser_type.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    try:
+        for scheme in ("light", "dark"):
+            for width in (390, 1280):
+                context = fresh.new_context(
+                    color_scheme=scheme, viewport={"width": width, "height": 844}
+                )
+                context.set_default_timeout(_WAIT_MS)
+                page = context.new_page()
+                for path in pages:
+                    page.goto(server + path, wait_until="load")
+                    seen[(scheme, width, path)] = {
+                        name: page.wait_for_function(script).json_value()
+                        for name, script in _MEASURES.items()
+                    }
+                context.close()
+    finally:
+        fresh.close()
     return pages, seen
 
 
