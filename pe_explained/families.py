@@ -85,6 +85,7 @@ LAYER_LAYOUTS = {
     "attn_layer_period": (
         "attention where i % attn_layer_period == attn_layer_offset (8 and 4), else Mamba"
     ),
+    "first and every 6th": "full attention at layer 0 and every 6th layer, else sliding",
     "global_attn_every_n_layers": (
         "sliding attention, and full attention every global_attn_every_n_layers-th layer (4th)"
     ),
@@ -260,6 +261,12 @@ FAMILIES: dict[str, Family] = {
     "llama": Family("models/llama/modeling_llama.py"),
     "llama4": _LLAMA4,
     "llama4_text": _LLAMA4,  # the text tower: one family, one file
+    # its own rotary code: per layer type, int(head_dim * partial_rotary_factor) dims
+    "mimo_v2_flash": Family(
+        "models/mimo_v2_flash/modeling_mimo_v2_flash.py",
+        layer_layout="first and every 6th",
+        defaults={"sliding_window": 129},
+    ),
     "minimax_m2": Family("models/minimax_m2/modeling_minimax_m2.py"),
     "ministral": Family("models/ministral/modeling_ministral.py"),
     "ministral3": Family("models/ministral3/modeling_ministral3.py"),

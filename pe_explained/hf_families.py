@@ -89,6 +89,7 @@ CLASS_DEFAULTS = {
     "minimax_m2": (5_000_000.0, 196_608),
     "ministral": (10_000.0, 131_072),
     "mistral": (10_000.0, 131_072),
+    "mimo_v2_flash": (None, 131_072),
     "mixtral": (1_000_000.0, 131_072),
     "nemotron": (10_000.0, 4_096),
     "olmo": (10_000.0, 2_048),
@@ -256,6 +257,34 @@ def _nemotron_h(cfg: dict, path: str, notes: list[str]) -> None:
                 f"the {len(types)} layers of its layer list"
             )
         cfg["num_hidden_layers"], cfg["layer_types"] = len(types), types
+
+
+#: MiMoV2FlashConfig's RoPE where the file gives no rope_parameters: one per layer type.
+_MIMO_BASES = {"full_attention": 5_000_000.0, "sliding_attention": 10_000.0}
+_MIMO_SHARE = 0.334
+
+
+def _mimo_v2_flash(cfg: dict, path: str, notes: list[str]) -> None:
+    """MiMo-V2-Flash: without ``rope_parameters`` the class installs one RoPE per layer type
+    (bases 5e6 and 1e4, 0.334 of each head), whatever ``rope_theta`` and
+    ``partial_rotary_factor`` the file states; ``sliding_window_size`` keys plus the query
+    make the window (``MiMoV2FlashConfig.__post_init__``)."""
+    if cfg.get("rope_parameters") is None:
+        for key in ("rope_theta", "partial_rotary_factor"):
+            if key in cfg:
+                notes.append(
+                    f"{path}[{key!r}] = {cfg[key]!r} is not read: MiMoV2FlashConfig installs "
+                    "one RoPE per layer type (bases 5e6 full, 1e4 sliding; 0.334 of each head)"
+                )
+        cfg["rope_parameters"] = {
+            kind: {"rope_type": "default", "rope_theta": base, "partial_rotary_factor": _MIMO_SHARE}
+            for kind, base in _MIMO_BASES.items()
+        }
+    if cfg.get("sliding_window_size") is not None:
+        name = f"{path}['sliding_window_size']"
+        size = check_config_int(name, cfg["sliding_window_size"], "length", minimum=0)
+        cfg["sliding_window"] = size + 1
+        notes.append(f"{name} = {size} keys before the query: a window of {size + 1} tokens")
 
 
 def _olmo3(cfg: dict, path: str, notes: list[str]) -> None:
@@ -464,4 +493,6 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         _hunyuan(out, path, notes)
     elif model_type == "nemotron_h":
         _nemotron_h(out, path, notes)
+    elif model_type == "mimo_v2_flash":
+        _mimo_v2_flash(out, path, notes)
     return out, notes

@@ -42,6 +42,8 @@ rotation), as the registry :mod:`~pe_explained.families` records it:
 ``deepseek_v4``          sliding layers rotate by ``main``, compressed ones by ``compress``
 ``nemotron_h``           ``hybrid_override_pattern`` (``M`` Mamba-2, ``*`` attention, ``E``
                          MoE, ``-`` MLP); its attention never rotates
+``mimo_v2_flash``        full attention at layer 0 and every 6th, else sliding (window 129);
+                         without ``rope_parameters``, its class's RoPE per layer type
 ``bamba``                attention at ``attn_layer_indices``, Mamba-2 elsewhere
 ``jamba``                attention where ``i % attn_layer_period == attn_layer_offset``,
                          Mamba elsewhere; its attention never rotates
@@ -262,6 +264,10 @@ _LAYOUTS = {
     "global_attn_every_n_layers": lambda cfg, path, count: _every_nth_global(cfg, path, count),
     "attn_layer_indices": lambda cfg, path, count: _attention_at(cfg, path, count),
     "attn_layer_period": lambda cfg, path, count: _attention_period(cfg, path, count),
+    "first and every 6th": lambda cfg, path, count: [  # MiMo-V2-Flash
+        "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention"
+        for i in range(count)
+    ],
 }
 
 

@@ -630,6 +630,7 @@ EDGE_CASES = [
     ("Nemotron-H, layers from its pattern", BASES["tiny nemotron_h"], None),
     ("Bamba, attention at attn_layer_indices", BASES["tiny bamba"], None),
     ("Jamba, NoPE attention by attn_layer_period", BASES["tiny jamba"], None),
+    ("MiMo-V2-Flash, the class's RoPE per layer type", BASES["tiny mimo_v2_flash"], None),
     (
         "Nemotron-H without RoPE keys or pattern: the class's 4 layers",
         {"model_type": "nemotron_h", "head_dim": 64, "num_hidden_layers": 52},

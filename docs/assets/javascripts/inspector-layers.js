@@ -423,6 +423,8 @@
         get(cfg, "attn_layer_offset", 4), "layers", 0);
       return range(count).map((i) => (i % period === offset ? "full_attention" : "linear_attention"));
     },
+    "first and every 6th": (cfg, path, count) => range(count).map((i) => // MiMo-V2-Flash
+      (i === 0 || (i + 1) % 6 === 0 ? "full_attention" : "sliding_attention")),
     global_attn_every_n_layers: (cfg, path, count) => { // AFMoE
       const every = checkConfigInt(key(path, "global_attn_every_n_layers"),
         get(cfg, "global_attn_every_n_layers", 4), "layers");

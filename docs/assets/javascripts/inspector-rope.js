@@ -379,7 +379,8 @@
     glm: [1e4, 131072], glm4: [1e4, 131072], gpt_neox: [1e4, 2048], gpt_oss: [15e4, 131072],
     granite: [1e4, 2048], helium: [1e5, 4096], hunyuan_v1_dense: [1e4, 2048],
     llama: [1e4, 2048], llama4: [5e5, 131072], llama4_text: [5e5, 131072],
-    minimax_m2: [5e6, 196608], ministral: [1e4, 131072], mistral: [1e4, 131072],
+    mimo_v2_flash: [null, 131072], minimax_m2: [5e6, 196608], ministral: [1e4, 131072],
+    mistral: [1e4, 131072],
     mixtral: [1e6, 131072], nemotron: [1e4, 4096], olmo: [1e4, 2048], olmo2: [1e4, 2048],
     olmo3: [5e5, 2048], persimmon: [1e4, 16384], phi: [1e4, 2048], phi3: [1e4, 4096],
     qwen2: [1e4, 32768], qwen2_moe: [1e4, 32768], qwen3: [1e4, 32768],
@@ -500,6 +501,29 @@
     }
   }
 
+  // MiMo-V2-Flash: without rope_parameters, one RoPE per layer type whatever the file's
+  // rope_theta; sliding_window_size keys plus the query make the window
+  function mimoV2Flash(cfg, path, notes) {
+    if (get(cfg, "rope_parameters") === null) {
+      ["rope_theta", "partial_rotary_factor"].forEach((k) => {
+        if (has(cfg, k)) {
+          notes.push(`${key(path, k)} = ${repr(cfg[k])} is not read: MiMoV2FlashConfig installs ` +
+            "one RoPE per layer type (bases 5e6 full, 1e4 sliding; 0.334 of each head)");
+        }
+      });
+      cfg.rope_parameters = {
+        full_attention: { rope_type: "default", rope_theta: 5e6, partial_rotary_factor: 0.334 },
+        sliding_attention: { rope_type: "default", rope_theta: 1e4, partial_rotary_factor: 0.334 },
+      };
+    }
+    if (get(cfg, "sliding_window_size") !== null) {
+      const name = key(path, "sliding_window_size");
+      const size = num(checkConfigInt(name, cfg.sliding_window_size, "length", 0));
+      cfg.sliding_window = size + 1;
+      notes.push(`${name} = ${size} keys before the query: a window of ${size + 1} tokens`);
+    }
+  }
+
   function hunyuan(cfg, path, notes) {
     const [k, rope] = ropeDict(cfg);
     if (!rope || get(rope, "rope_type", get(rope, "type")) !== "dynamic") return;
@@ -609,6 +633,7 @@
     else if (type === "deepseek_v4") deepseekV4(out, path, notes);
     else if (HUNYUAN.has(type)) hunyuan(out, path, notes);
     else if (type === "nemotron_h") nemotronH(out, path, notes);
+    else if (type === "mimo_v2_flash") mimoV2Flash(out, path, notes);
     return [out, notes];
   }
 
