@@ -321,17 +321,17 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
     kinds = _layer_type_names(cfg, path, count)
     model_type = cfg.get("model_type")
     flags = _rotating_layers(cfg, path, count)
-    rotates = [
-        kind not in _RECURRENT
-        and kind not in _NO_MIXING
-        and _attention_rotates(cfg, kind)
-        and (flags is None or flags[i])
-        for i, kind in enumerate(kinds)
-    ]
+    # the family's rule, once per layer type (a config may have 10,000 layers)
+    by_kind = {
+        kind: kind not in _RECURRENT and kind not in _NO_MIXING and _attention_rotates(cfg, kind)
+        for kind in dict.fromkeys(kinds)
+    }
+    rotates = [by_kind[kind] and (flags is None or flags[i]) for i, kind in enumerate(kinds)]
     settings = (early if early is not None else rope()) if any(rotates) else {}
     mla = cfg.get("qk_rope_head_dim") is not None and cfg.get("kv_lora_rank") is not None
     unread = FAMILIES.get(model_type) is None  # its rotating layers are an assumption
     out = []
+    keys: dict[str, str | None] = {}  # the RoPE key of a layer type, found at its first layer
     for index, (kind, rotate) in enumerate(zip(kinds, rotates, strict=True)):
         if kind in _NO_MIXING:
             out.append(LayerPosition(index, kind, "none", None, _NO_MIXING[kind]))
@@ -342,7 +342,9 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
             continue
         rope_key = None
         if rotate:
-            rope_key = _rope_key(settings, kind, model_type, path, index)
+            if kind not in keys:
+                keys[kind] = _rope_key(settings, kind, model_type, path, index)
+            rope_key = keys[kind]
             if rope_key is None:
                 rotate = False
         mixer = "MLA" if mla else "attention + Mamba-2" if kind == "hybrid" else "attention"

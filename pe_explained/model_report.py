@@ -22,6 +22,7 @@ dict into the text ``python -m pe_explained inspect`` prints.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
@@ -368,22 +369,26 @@ def block_keys(positions) -> list[str | None]:
     for p in positions:
         if p.rope is not None:
             by_type.setdefault((p.rope, p.layer_type), set()).add(p.window)
+    # per RoPE key: does each of its layer types have one window?
+    one_each = {
+        key: all(len(w) == 1 for (rope, _), w in by_type.items() if rope == key) for key in windows
+    }
     keys = []
     for p in positions:
         if p.rope is None or len(windows[p.rope]) == 1:
             keys.append(p.rope)
-        elif all(len(w) == 1 for (rope, _), w in by_type.items() if rope == p.rope):
+        elif one_each[p.rope]:
             keys.append(p.layer_type)
         else:
             keys.append(f"{p.rope}, window {p.window}" if p.window else f"{p.rope}, no window")
     return keys
 
 
-def _strip_letters(positions) -> dict[str, str]:
+def _strip_letters(blocks) -> dict[str, str]:
     """The letter of each block in the strip (:func:`block_keys`): ``R`` when there is one,
     else the key's first letter in capitals (``S``liding, ``F``ull, ``M``ain,
     ``C``ompress)."""
-    keys = list(dict.fromkeys(k for k in block_keys(positions) if k is not None))
+    keys = list(dict.fromkeys(k for k in blocks if k is not None))
     if len(keys) <= 1:
         return {key: "R" for key in keys}
     letters = {key: key[0].upper() for key in keys}
@@ -399,8 +404,8 @@ def layer_strip(positions, kind: str | None = None) -> dict:
     embeddings (``kind`` of :func:`~pe_explained.hf_nonrotary.nonrotary_positions`),
     ``a`` attention over inputs with learned positions, ``b`` attention with a bias; ``?``
     a layer assumed rotary, whose family's code has not been read (``assumed``)."""
-    letters = _strip_letters(positions)
     keys = block_keys(positions)
+    letters = _strip_letters(keys)
     strip = "".join(
         ASSUMED if p.assumed else letters[k] if k else STRIP[p.source]
         for p, k in zip(positions, keys, strict=True)
@@ -409,18 +414,18 @@ def layer_strip(positions, kind: str | None = None) -> dict:
     legend = {letter: f"rotary ({key})" for key, letter in letters.items() if key in read}
     if any(p.assumed for p in positions):
         legend[ASSUMED] = ASSUMED_LEGEND
-    mixers = sorted({p.mixer for p in positions if p.source == "recurrence"})
-    if any(p.source == "nope" for p in positions):
+    found = Counter(p.source for p in positions)  # one pass: a config may have 10,000 layers
+    mixers = sorted({(p.source, p.mixer) for p in positions if p.source in ("recurrence", "none")})
+    if found["nope"]:
         legend["n"] = "attention without rotation (NoPE)"
-    if mixers:
-        legend["~"] = f"no attention ({', '.join(mixers)}): order from the recurrence"
-    alone = sorted({p.mixer for p in positions if p.source == "none"})
-    if alone:
+    if recurrent := [mixer for source, mixer in mixers if source == "recurrence"]:
+        legend["~"] = f"no attention ({', '.join(recurrent)}): order from the recurrence"
+    if alone := [mixer for source, mixer in mixers if source == "none"]:
         legend["-"] = f"no token mixing ({', '.join(alone)}): position does not enter"
     for source in ("absolute", "bias"):
-        if kind is not None and any(p.source == source for p in positions):
+        if kind is not None and found[source]:
             legend[STRIP[source]] = _NONROTARY_LEGEND[kind]
-    counts = {source: sum(p.source == source for p in positions) for source in LAYER_SOURCES}
+    counts = {source: found[source] for source in LAYER_SOURCES}
     assumed = sum(p.assumed for p in positions)
     return {"strip": strip, "legend": legend, "counts": counts, "assumed": assumed}
 
