@@ -408,6 +408,14 @@ READ = {
     "relative_attention_max_distance",
     # Hunyuan's remote code: whether its attention rotates
     "use_rotary_pos_emb",
+    # the layer layouts of the registry (pe_explained.families.LAYER_LAYOUTS)
+    "global_attn_every_n_layers",
+    "attn_layer_indices",
+    "attn_layer_period",
+    "attn_layer_offset",
+    "hybrid_override_pattern",
+    # MiMo-V2-Flash's window: that many keys before the query
+    "sliding_window_size",
 }
 #: Keys named as not modelled by ``inspect`` (model_reading.NOT_MODELLED).
 NAMED = set(model_reading.NOT_MODELLED)
