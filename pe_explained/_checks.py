@@ -8,7 +8,7 @@ that bad input never reaches numpy and never turns into a silent NaN.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -36,6 +36,7 @@ __all__ = [
     "check_callable",
     "CONFIG_LIMITS",
     "check_config_int",
+    "check_config",
     "check_config_name",
 ]
 
@@ -450,3 +451,16 @@ def check_config_name(name: str, value) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
     return value
+
+
+def check_config(config) -> None:
+    """``config`` must be a mapping: a model's config.json, loaded; its ``model_type`` a
+    string and its ``text_config`` a dict, where it gives them."""
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
+        )
+    check_config_name("config['model_type']", config.get("model_type"))
+    text = config.get("text_config")
+    if text is not None and not isinstance(text, Mapping):
+        raise TypeError(f"config['text_config'] must be a dict, got {type(text).__name__}")

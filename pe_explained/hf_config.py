@@ -42,7 +42,6 @@ import numpy as np
 from ._checks import (
     check_base,
     check_config_int,
-    check_config_name,
     check_float,
 )
 from .families import FAMILIES
@@ -185,19 +184,6 @@ ROPE_KEYS = (
     "rope_local_base_freq",
     "rotary_emb_base",
 )
-
-
-def check_config(config) -> None:
-    """``config`` must be a mapping: a model's config.json, loaded; its ``model_type`` a
-    string and its ``text_config`` a dict, where it gives them."""
-    if not isinstance(config, Mapping):
-        raise TypeError(
-            f"config must be a dict (a model's config.json, loaded), got {type(config).__name__}"
-        )
-    check_config_name("config['model_type']", config.get("model_type"))
-    text = config.get("text_config")
-    if text is not None and not isinstance(text, Mapping):
-        raise TypeError(f"config['text_config'] must be a dict, got {type(text).__name__}")
 
 
 def text_part(config: Mapping) -> tuple[Mapping, str]:

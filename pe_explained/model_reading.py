@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ._checks import check_choice, check_config_int
+from ._checks import check_choice, check_config, check_config_int
 from .dual_chunk import dual_chunk_config, dual_chunk_largest_distance
 from .families import FAMILIES, Family
 from .hf_config import (
@@ -28,7 +28,6 @@ from .hf_config import (
     HALVES_MODEL_TYPES,
     ROPE_KEYS,
     RopeSettings,
-    check_config,
     read_rope,
     text_part,
 )

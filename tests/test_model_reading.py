@@ -16,7 +16,7 @@ import pytest
 from config_mutations import base_configs
 
 import pe_explained as pe
-from pe_explained import hf_config, hf_families, hf_nonrotary
+from pe_explained import _checks, hf_config, hf_families, hf_nonrotary
 from pe_explained.cli import main
 from pe_explained.runtimes import RUNTIMES
 
@@ -25,7 +25,7 @@ layers = importlib.import_module("pe_explained.layer_positions")
 
 #: The reading's steps: the checks, the family's rules, and each reader.
 STEPS = {
-    "check_config": hf_config.check_config,
+    "check_config": _checks.check_config,
     "standardise": hf_families.standardise,
     "read_rope": hf_config.read_rope,
     "read_layers": layers.read_layers,
