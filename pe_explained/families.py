@@ -26,7 +26,8 @@ lives here, with the file it was read from (``transformers`` 5.23's
   defaults);
 * ``defaults``: what its configuration class fills in where the file is silent, beyond
   the base and length (:data:`~pe_explained.hf_families.CLASS_DEFAULTS`): a sliding
-  window, a layer pattern;
+  window, a partial rotary factor; filled in, and noted, by
+  :func:`~pe_explained.hf_families.standardise` with the class's other defaults;
 * ``unread``: keys its files hold that its code does not read, with why;
   ``notes``: what a reader should know of its code that the numbers do not say.
 

@@ -42,6 +42,7 @@ import sys
 from collections.abc import Mapping
 
 from ._checks import check_config_int, check_config_name, check_float
+from .families import FAMILIES
 
 __all__ = [
     "CLASS_DEFAULTS",
@@ -463,12 +464,7 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
             )
     if model_type in CLASS_DEFAULTS and "max_position_embeddings" not in out:
         if not (model_type == "falcon" and out.get("alibi")):
-            length = CLASS_DEFAULTS[model_type][1]
-            out["max_position_embeddings"] = length
-            notes.append(
-                f"{path} states no max_position_embeddings: {length} (class default of "
-                f"{model_type!r} in transformers)"
-            )
+            _fill(out, path, notes, "max_position_embeddings", CLASS_DEFAULTS[model_type][1])
     if model_type in _ROTARY_DIM_TYPES and out.get("rotary_dim") is not None:
         _rotary_dim(out, path, notes)
     if model_type in _PARTIAL_DEFAULTS and out.get("partial_rotary_factor") is None:
@@ -495,4 +491,17 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         _nemotron_h(out, path, notes)
     elif model_type == "mimo_v2_flash":
         _mimo_v2_flash(out, path, notes)
+    # what the registry records the class filling in beyond base and length (a window)
+    family = FAMILIES.get(model_type)
+    for key, value in ({} if family is None else family.defaults or {}).items():
+        if key not in out:
+            _fill(out, path, notes, key, value)
     return out, notes
+
+
+def _fill(cfg: dict, path: str, notes: list[str], key: str, value) -> None:
+    """``cfg[key] = value``, the class's default where the file is silent, noted."""
+    cfg[key] = value
+    notes.append(
+        f"{path} states no {key}: {value} (class default of {cfg['model_type']!r} in transformers)"
+    )

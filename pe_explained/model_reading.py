@@ -164,7 +164,7 @@ def read_model(config) -> ModelPositions:
         return _nonrotary_model(config, scheme)
     raw, path = text_part(config)
     cfg, notes = standardise(raw, path)
-    cfg = MappingProxyType(_class_defaults(cfg, path, notes))
+    cfg = MappingProxyType(cfg)
     read: dict = {}
 
     def rope() -> dict:  # read once, when first needed
@@ -206,20 +206,6 @@ def read_model(config) -> ModelPositions:
         not_modelled=tuple(not_modelled),
         family=FAMILIES.get(cfg.get("model_type")),
     )
-
-
-def _class_defaults(cfg: dict, path: str, notes: list[str]) -> dict:
-    """``cfg`` with what its family's configuration class fills in where the file is
-    silent (:mod:`~pe_explained.families`: a window, a layer pattern), each noted."""
-    family = FAMILIES.get(cfg.get("model_type"))
-    for key, value in ({} if family is None else family.defaults or {}).items():
-        if key not in cfg:
-            cfg[key] = value
-            notes.append(
-                f"{path} states no {key}: {value} (class default of "
-                f"{cfg['model_type']!r} in transformers)"
-            )
-    return cfg
 
 
 def _nonrotary_model(config: Mapping, scheme: NonRotaryPositions) -> ModelPositions:
