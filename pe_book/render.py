@@ -66,18 +66,37 @@ def source_fingerprint() -> str:
 
 
 def _keep_more_parsed_formulas(size: int = 4096) -> None:
-    """Let matplotlib keep ``size`` parsed mathtext formulas instead of 50: a figure's
-    labels are parsed again at every draw (the phone layout draws three times), and a
-    figure has more than 50 of them, so each parse missed (the figures draw in about 8 %
-    less time). The cache holds the same results; only how many it keeps changes."""
+    """Let matplotlib keep ``size`` parsed mathtext formulas, shared by every renderer.
+
+    matplotlib keeps 50, per parser, and each Agg renderer (one per figure drawn) has a
+    parser of its own: a figure's labels were parsed again at every draw of every
+    variant. Here one cache of ``size`` serves every parser of one output type (a parse
+    depends on the type, the formula, the dpi and the font, not on which renderer
+    asked). The cache holds the same results; only how many it keeps, and for whom,
+    changes.
+    """
     from matplotlib.mathtext import MathTextParser
 
-    parse = MathTextParser._parse_cached
-    if parse.cache_info().maxsize < size:
-        MathTextParser._parse_cached = functools.lru_cache(size)(parse.__wrapped__)
+    if getattr(MathTextParser._parse_cached, "shared", False):
+        return
+    parse = MathTextParser._parse_cached.__wrapped__
+    parsers: dict[str, MathTextParser] = {}
+
+    @functools.lru_cache(size)
+    def shared(output_type, s, dpi, prop, antialiased, load_glyph_flags):
+        return parse(parsers[output_type], s, dpi, prop, antialiased, load_glyph_flags)
+
+    def parse_cached(self, s, dpi, prop, antialiased, load_glyph_flags):
+        parsers.setdefault(self._output_type, self)
+        return shared(self._output_type, s, dpi, prop, antialiased, load_glyph_flags)
+
+    parse_cached.shared = True
+    parse_cached.cache_info = shared.cache_info
+    MathTextParser._parse_cached = parse_cached
 
 
 _keep_more_parsed_formulas()
+
 
 #: The layouts every figure is drawn in: "wide" for the text column of a desktop or a
 #: tablet, "phone" for a phone's (:func:`pe_book.style.phone_layout`).
