@@ -84,6 +84,9 @@ class FigureSpec:
     draw: Callable  # draw(theme) -> matplotlib.figure.Figure
     alt_text: Text
     caption_text: Text = ""
+    #: Whether the dark variant may be the light one with its palette swapped
+    #: (:func:`pe_book.render.render_variant`); False: always drawn.
+    swap: bool = True
 
     @property
     def alt(self) -> str:
@@ -207,18 +210,21 @@ def _add(kind: str, registry: dict, key: str, spec) -> None:
     registry[key] = spec
 
 
-def figure(name: str, *, alt: Text, caption: Text = ""):
+def figure(name: str, *, alt: Text, caption: Text = "", swap: bool = True):
     """Register a figure under its global ``name``.
 
     ``alt`` says what the figure shows; it may not be empty. ``alt`` and
     ``caption`` are strings or functions returning one, called at render time.
+    ``swap=False`` has the dark variant always drawn, never made from the light one by
+    swapping its palette: for a figure that uses a palette colour in a role the swap
+    does not know (white text on a heatmap's dark cells is white in both palettes).
     """
     _check_name("figure", name)
     if not callable(alt) and (not isinstance(alt, str) or len(alt.strip()) < 10):
         raise ValueError(f"figure {name!r} needs alt text that says what it shows")
 
     def register(draw):
-        _add("figure", FIGURES, name, FigureSpec(name, draw, alt, caption))
+        _add("figure", FIGURES, name, FigureSpec(name, draw, alt, caption, swap))
         return draw
 
     return register

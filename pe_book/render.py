@@ -35,14 +35,20 @@ from .phone import (
     raise_small_text,
     tidy_stacked_panels,
 )
-from .style import THEMES, phone_layout
-from .svg import compact_svg, embed_images_unresampled, quantise_heatmap_colours
+from .style import THEMES, palette_swap, phone_layout
+from .svg import (
+    compact_svg,
+    embed_images_unresampled,
+    quantise_heatmap_colours,
+    swap_palette,
+)
 from .text import curly_apostrophes
 
 __all__ = [
     "LAYOUTS",
     "draw_figure",
     "render_svg",
+    "render_variant",
     "render_all_figures",
     "svg_size",
     "variant_name",
@@ -208,12 +214,37 @@ def _cache_in(folder: str) -> BuildCache:
     return BuildCache(Path(folder))
 
 
+def render_variant(name: str, theme: str, layout: str = "wide", light: bytes | None = None):
+    """Figure ``name`` in ``theme`` and ``layout`` as SVG bytes: the dark variant of a
+    figure whose light one (``light``, drawn if not given) is made of the light palette's
+    colours alone is that drawing with each colour swapped for its dark counterpart
+    (:func:`pe_book.svg.swap_palette`), the same shapes a dark drawing has, without
+    drawing again; any other variant is drawn (:func:`render_svg`). A figure registered
+    with ``swap=False`` is always drawn."""
+    if theme == "dark" and FIGURES[name].swap:
+        light = render_svg(name, "light", layout) if light is None else light
+        swapped = swap_palette(light, _palette_swap())
+        if swapped is not None:
+            return swapped
+    return render_svg(name, theme, layout)
+
+
+@functools.cache
+def _palette_swap() -> dict[str, str]:
+    return palette_swap(THEMES["light"], THEMES["dark"])
+
+
 def _render_cached(job: tuple[str, str, str, str]) -> bytes:
     """Figure ``job = (name, theme, layout, cache folder)`` as SVG bytes, from the build
-    cache (:class:`pe_book.build_cache.BuildCache`) while nothing it read has changed."""
+    cache (:class:`pe_book.build_cache.BuildCache`) while nothing it read has changed; a
+    dark variant starts from the light one, from the cache too (:func:`render_variant`)."""
     name, theme, layout, folder = job
     key = f"figure:{name}/{theme}/{layout}"
-    draw = lambda: render_svg(name, theme, layout).decode("utf-8")  # noqa: E731
+    if theme == "dark" and FIGURES[name].swap:
+        light = lambda: _render_cached((name, "light", layout, folder))  # noqa: E731
+        draw = lambda: render_variant(name, theme, layout, light()).decode()  # noqa: E731
+    else:
+        draw = lambda: render_svg(name, theme, layout).decode("utf-8")  # noqa: E731
     return _cache_in(folder).text(key, draw).encode()
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib import colormaps
-from matplotlib.colors import to_rgb
+from matplotlib.colors import to_hex, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -26,6 +26,7 @@ __all__ = [
     "label_line_ends",
     "heatmap_panels",
     "new_figure",
+    "palette_swap",
     "phone_layout",
     "phone_layout_active",
 ]
@@ -150,6 +151,33 @@ DARK = Theme(
 )
 
 THEMES = {"light": LIGHT, "dark": DARK}
+
+
+#: Line colours a figure may take from :meth:`Theme.line_colours` (up to this many).
+MAX_LINE_COLOURS = 16
+
+
+def palette_swap(light: Theme, dark: Theme) -> dict[str, str]:
+    """Each colour a light drawing takes from its theme, as ``#rrggbb``, with the colour
+    the dark drawing takes in its place: the page background, the text, the muted
+    colour, the cycle, and the line colours of every count up to
+    :data:`MAX_LINE_COLOURS`. Left out (a drawing that uses one is drawn again, not
+    swapped: :func:`pe_book.svg.swap_palette`): a light colour with two counterparts,
+    and black, which matplotlib's SVG leaves unwritten where it fills (SVG's default
+    fill), so that a swap would find only its strokes.
+    """
+    pairs = [
+        (light.background, dark.background),
+        (light.text, dark.text),
+        (light.muted, dark.muted),
+        *zip(light.cycle, dark.cycle, strict=True),
+    ]
+    for n in range(1, MAX_LINE_COLOURS + 1):
+        pairs += zip(light.line_colours(n), dark.line_colours(n), strict=True)
+    seen: dict[str, set[str]] = {}
+    for a, b in pairs:
+        seen.setdefault(to_hex(a), set()).add(to_hex(b))
+    return {a: b.pop() for a, b in seen.items() if len(b) == 1 and a != "#000000"}
 
 
 #: The text column of a 390 px phone (CSS px), where the phone variants are shown.

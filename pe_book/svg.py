@@ -19,7 +19,12 @@ them all, so bytes count. Three steps:
   data in relative commands (each point as its step from the one before, computed from
   the rounded points, so every point lands where the rounded absolute one did): shorter
   numbers, about 8 % fewer bytes once gzipped; each clip named by its rounded
-  rectangle, so that the bytes do not depend on what the process drew before.
+  rectangle, so that the bytes do not depend on what the process drew before, and each
+  marker by its shape and style as written.
+
+:func:`swap_palette` makes a figure's dark variant from its light one where the light
+drawing is made of palette colours alone: the same shapes, each colour swapped for its
+counterpart (:func:`pe_book.style.palette_swap`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import re
 __all__ = [
     "compact_svg",
     "embed_images_unresampled",
+    "swap_palette",
     "quantise_heatmap_colours",
     "COORDINATE_DECIMALS",
     "GLYPH_STEP",
@@ -55,6 +61,9 @@ _POSITION = re.compile(r'(\s(?:x|y|width|height)=")(-?\d+\.\d+)(")')
 _TRANSLATE = re.compile(r"(translate\()([^)]*)(\))")
 _METADATA = re.compile(r"[ \t]*<metadata>.*?</metadata>\n?", re.S)
 _CLIP = re.compile(r'([ \t]*)<clipPath id="([\w-]+)">(.*?)</clipPath>\n?', re.S)
+_MARKER = re.compile(r'([ \t]*)<path id="(m[0-9a-f]{10})" (d="[^"]*" style="[^"]*")/>\n?')
+#: A colour as matplotlib writes it in an attribute or a style: ``fill: #1f1f1f``.
+_COLOUR = re.compile(r'(?<=[\s:"])#[0-9a-fA-F]{6}\b')
 
 
 def _short(value: float, decimals: int) -> str:
@@ -132,7 +141,61 @@ def compact_svg(svg: bytes) -> bytes:
     )
     text = _POSITION.sub(lambda m: m.group(1) + _round_numbers(m.group(2)) + m.group(3), text)
     text = _TRANSLATE.sub(lambda m: m.group(1) + _round_numbers(m.group(2)) + m.group(3), text)
-    return _stable_clip_ids(text).encode("utf-8")
+    return _stable_marker_ids(_stable_clip_ids(text)).encode("utf-8")
+
+
+def _stable_marker_ids(text: str) -> str:
+    """Each marker named by a hash of its shape and style as written, not by matplotlib's
+    hash of them before rounding: the same marker in another palette (whose colours its
+    style names) is then named as a drawing in that palette names it. Markers that round
+    to one shape and style become one."""
+    return _named_by_content(
+        text, _MARKER, "m", lambda body: body, lambda name, body: f'<path id="{name}" {body}/>'
+    )
+
+
+def _named_by_content(text: str, pattern: re.Pattern, prefix: str, key, element) -> str:
+    """Each definition ``pattern`` finds (groups: indent, id, body) named ``prefix`` + a
+    hash of ``key(body)``, written as ``element(name, body)``, and every ``#id`` that
+    refers to it renamed; a definition whose name is already taken is dropped (it is the
+    same one)."""
+    names: dict[str, str] = {}
+    kept: set[str] = set()
+
+    def rename(match: re.Match) -> str:
+        body = match.group(3)
+        name = prefix + hashlib.sha256(key(body).encode("utf-8")).hexdigest()[:10]
+        names[match.group(2)] = name
+        if name in kept:
+            return ""
+        kept.add(name)
+        return f"{match.group(1)}{element(name, body)}\n"
+
+    text = pattern.sub(rename, text)
+    if not names:
+        return text
+    uses = re.compile("#(" + "|".join(map(re.escape, names)) + r")\b")
+    return uses.sub(lambda m: "#" + names[m.group(1)], text)
+
+
+def swap_palette(svg: bytes, colours: dict[str, str]) -> bytes | None:
+    """``svg`` (from :func:`compact_svg`) with every colour ``c`` written as
+    ``colours[c]``, its markers named again; None where that cannot make the drawing in
+    the other palette: a colour with no counterpart, or an embedded image (a heatmap's
+    pixels are not rewritten here).
+
+    >>> swap_palette(b'<path style="fill: #ffffff"/>', {"#ffffff": "#1e2129"})
+    b'<path style="fill: #1e2129"/>'
+    >>> swap_palette(b'<path style="fill: #123456"/>', {"#ffffff": "#1e2129"}) is None
+    True
+    """
+    text = svg.decode("utf-8")
+    if "<image " in text:
+        return None
+    if not {c.lower() for c in _COLOUR.findall(text)} <= colours.keys():
+        return None
+    text = _COLOUR.sub(lambda m: colours[m.group(0).lower()], text)
+    return _stable_marker_ids(text).encode("utf-8")
 
 
 def _stable_clip_ids(text: str) -> str:
@@ -140,22 +203,13 @@ def _stable_clip_ids(text: str) -> str:
     names it, by a hash of the rectangle in full precision: its last bits can change with
     what the process drew before (numpy's sums depend on memory alignment), and the
     figure's bytes with them. Clips that round to one rectangle become one."""
-    names: dict[str, str] = {}
-    kept: set[str] = set()
-
-    def rename(match: re.Match) -> str:
-        body = " ".join(match.group(3).split())
-        name = "p" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:10]
-        names[match.group(2)] = name
-        if name in kept:
-            return ""
-        kept.add(name)
-        return f'{match.group(1)}<clipPath id="{name}">{match.group(3)}</clipPath>\n'
-
-    text = _CLIP.sub(rename, text)
-    for old, new in names.items():
-        text = text.replace(f"url(#{old})", f"url(#{new})")
-    return text
+    return _named_by_content(
+        text,
+        _CLIP,
+        "p",
+        lambda body: " ".join(body.split()),
+        lambda name, body: f'<clipPath id="{name}">{body}</clipPath>',
+    )
 
 
 #: Interpolations that draw a data cell as a block of one colour when each cell covers

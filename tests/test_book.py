@@ -16,7 +16,7 @@ from pe_book.pages.mathml import render_math
 from pe_book.pages.tables import TABLE_CLASS, grid_tables, table_markdown, wrapped_tables
 from pe_book.phone import labels_under_phone_figure, smallest_text, tidy_stacked_panels
 from pe_book.references import REFERENCES
-from pe_book.render import draw_figure, render_svg, svg_size
+from pe_book.render import _palette_swap, draw_figure, render_svg, render_variant, svg_size
 from pe_book.style import (
     MAX_LEGEND_ENTRIES,
     PHONE_WIDTH,
@@ -25,6 +25,7 @@ from pe_book.style import (
     new_figure,
     phone_layout,
 )
+from pe_book.svg import swap_palette
 from pe_book.text import format_cell, inline_math_html
 
 matplotlib.use("Agg")
@@ -42,6 +43,38 @@ def test_figure_renders_in_both_themes(name):
         "between 200 and 1,400 px wide and 100 and 1,400 px tall"
     )
     assert b"<dc:date>" not in light
+    _swap_draws_the_dark_variant(name, "wide", light, dark)
+
+
+def _swap_draws_the_dark_variant(name: str, layout: str, light: bytes, dark: bytes) -> None:
+    """Where the build makes the dark variant by swapping the light one's palette
+    (:func:`pe_book.render.render_variant`), it is the drawn dark variant, byte for byte."""
+    if not FIGURES[name].swap:
+        return
+    swapped = swap_palette(light, _palette_swap())
+    assert swapped is None or swapped == dark, (
+        f"{name} ({layout}): its light variant with the palette swapped is not the drawn "
+        "dark one (a palette colour in a role the swap does not know, such as white text "
+        "in both palettes); register it with @figure(..., swap=False)"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(n for n in FIGURES if FIGURES[n].swap))
+def test_a_swapped_phone_variant_is_the_drawn_one(name):
+    light, dark = render_svg(name, "light", "phone"), render_svg(name, "dark", "phone")
+    _swap_draws_the_dark_variant(name, "phone", light, dark)
+    assert render_variant(name, "dark", "phone", light) == dark
+
+
+def test_the_swap_check_fails_on_a_colour_the_swap_gets_wrong():
+    """evidence_training draws in black, which matplotlib leaves unwritten where it
+    fills: a palette map that swapped black would miss those fills, and the dark variant
+    would differ from the drawn one. The map leaves black out; forced in, it is caught."""
+    name = "evidence_training"
+    light, dark = render_svg(name, "light"), render_svg(name, "dark")
+    assert swap_palette(light, _palette_swap()) is None
+    forced = swap_palette(light, {**_palette_swap(), "#000000": "#ffffff"})
+    assert forced is not None and forced != dark
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

@@ -23,6 +23,7 @@ from pe_book.svg import (
     compact_svg,
     embed_images_unresampled,
     quantise_heatmap_colours,
+    swap_palette,
 )
 
 matplotlib.use("Agg")
@@ -243,3 +244,38 @@ def test_a_heatmap_colour_map_is_cut_to_its_levels_and_rgb_images_are_left():
     np.testing.assert_allclose(heat.to_rgba(data), full(shown), atol=1e-6)
     assert np.abs(shown - norm).max() <= 1.0 / (HEATMAP_LEVELS - 1)
     assert quantise_heatmap_colours(fig) == 0  # already cut
+
+
+_MARKERS = """<defs>
+ <path id="m0123456789" d="m0 0 l0 3.5" style="stroke: #1f1f1f; stroke-width: 0.8"/>
+</defs>
+<use xlink:href="#m0123456789" x="1" y="2" style="fill: #1f1f1f; stroke: #1f1f1f"/>
+<use xlink:href="#m0123456789" x="3" y="2" style="fill: #1f1f1f; stroke: #1f1f1f"/>
+"""
+
+
+def test_markers_are_named_by_their_shape_and_style_as_written():
+    """matplotlib names a marker by a hash of what it was drawn from; here it is named by
+    what is written, so the same marker in a swapped palette is named as a drawing in
+    that palette names it."""
+    a = compact_svg(_MARKERS.encode()).decode()
+    b = compact_svg(_MARKERS.replace("m0123456789", "mfedcba9876").encode()).decode()
+    assert a == b and "m0123456789" not in a
+    (name,) = set(re.findall(r'id="(m[0-9a-f]{10})"', a))
+    assert a.count(f"#{name}") == 2
+    restyled = compact_svg(_MARKERS.replace("#1f1f1f", "#e8e8e8").encode()).decode()
+    assert name not in restyled
+
+
+def test_a_swapped_palette_is_the_other_palettes_drawing():
+    colours = {"#1f1f1f": "#e8e8e8"}
+    swapped = swap_palette(compact_svg(_MARKERS.encode()), colours)
+    drawn = compact_svg(_MARKERS.replace("#1f1f1f", "#e8e8e8").encode())
+    assert swapped == drawn
+
+
+def test_no_swap_for_a_colour_without_counterpart_or_an_embedded_image():
+    colours = {"#1f1f1f": "#e8e8e8"}
+    assert swap_palette(_MARKERS.replace("#1f1f1f", "#123456").encode(), colours) is None
+    image = '<image xlink:href="data:image/png;base64,AAAA" style="fill: #1f1f1f"/>'
+    assert swap_palette(image.encode(), colours) is None
