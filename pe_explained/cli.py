@@ -36,6 +36,8 @@ __all__ = ["main", "build_parser", "run_command", "format_table", "text_heatmap"
 #: Characters from the lowest value (left) to the highest (right).
 HEATMAP_CHARS = " .:-=+*#%@"
 EXIT_ERROR = 2
+#: Exit status of a check that ran and found a difference (``inspect --verify``).
+EXIT_DIFFERS = 1
 
 
 def format_table(pe: np.ndarray, precision: int = 4) -> str:
@@ -174,7 +176,19 @@ def build_parser() -> argparse.ArgumentParser:
         "(llama.cpp flags, vLLM --hf-overrides and --max-model-len; --seq-len sets the "
         "context), with warnings for what the runtime cannot express",
     )
+    inspect.add_argument(
+        "--verify",
+        action="store_true",
+        help="build a tiny model of the config with the transformers installed (widths "
+        "shrunk, layers and positions kept), observe where each layer gets its positions "
+        "from, and compare with this report: exit status 1 where a layer differs (needs "
+        "torch and transformers)",
+    )
     return parser
+
+
+class Disagreement(Exception):
+    """A check that ran and found a difference: its report is printed, exit status 1."""
 
 
 def _read_config(path: str) -> tuple[dict, str]:
@@ -205,6 +219,13 @@ def _read_config(path: str) -> tuple[dict, str]:
 
 def _inspect(args) -> str:
     config, name = _read_config(args.config)
+    if args.verify:
+        from .verify import verify
+
+        result = verify(config)
+        if not result.agrees:
+            raise Disagreement(result.summary())
+        return result.summary()
     if args.runtime is not None:
         result = runtime_arguments(config, args.runtime, seq_len=args.seq_len)
         if args.json:
@@ -238,7 +259,10 @@ def run_command(parser: argparse.ArgumentParser, run, argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         output = run(args)
-    except (ValueError, TypeError, OSError) as exc:
+    except Disagreement as found:
+        print(found)
+        return EXIT_DIFFERS
+    except (ValueError, TypeError, OSError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     print(output)

@@ -1,0 +1,397 @@
+"""Check the library's reading of a config against the transformers installed.
+
+``inspect --verify`` (:func:`verify`) builds a tiny model of the config with
+transformers' own classes (:func:`shrink`: widths, heads, experts and vocabulary cut, the
+layer count, the layer pattern, the head width and every position key kept), runs it on
+:data:`TOKENS` tokens with every ``apply_rotary*`` function and ``eager_attention_forward``
+of its modeling module wrapped, and observes per layer (:func:`observe`):
+
+* whether softmax attention ran (a layer that never called ``eager_attention_forward``
+  has none: linear attention, a state-space mixer, or no token mixing);
+* whether a rotation ran, and with which of the rotary embedding's tables (its cos table
+  matched against the inverse frequencies and attention factor of every layer type).
+
+:func:`compare` holds :func:`~pe_explained.layer_positions` and
+:func:`~pe_explained.rope_settings` to what was seen, the frequencies within float32
+rounding (transformers computes them in float32). A model released after the library
+can be checked this way by its reader, with the transformers that runs it.
+
+This module needs torch and transformers, imported only when a model is built; without
+them :func:`verify` raises :class:`ImportError` naming what is missing. The library
+itself needs numpy alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect as pyinspect
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model_reading import read_model
+
+__all__ = ["MAX_PARAMETERS", "TOKENS", "Verification", "compare", "observe", "shrink", "verify"]
+
+#: Tokens the tiny model is run on.
+TOKENS = 12
+#: The most parameters a tiny model may have: a larger one is refused before it is built.
+MAX_PARAMETERS = 100_000_000
+#: The name given here to the table of a model with one rotary embedding.
+SINGLE = "single"
+#: Sizes a tiny model gets, whatever the config says: a model of 48 layers then builds
+#: and runs in about a second on a CPU.
+_SMALL = {
+    "intermediate_size": 32,
+    "moe_intermediate_size": 32,
+    "shared_expert_intermediate_size": 32,
+    "ffn_hidden_size": 32,
+    "vocab_size": 128,
+}
+_EXPERTS = ("num_experts", "n_routed_experts", "num_local_experts")
+_HEADS = 2
+
+
+def _torch_and_transformers():
+    """The two packages, or an ImportError that names what is missing."""
+    missing = []
+    for name in ("torch", "transformers"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        raise ImportError(
+            f"inspect --verify needs {' and '.join(missing)}, not installed here "
+            "(pip install torch transformers)"
+        )
+    return importlib.import_module("torch"), importlib.import_module("transformers")
+
+
+def _shrunk_part(part: dict) -> dict:
+    out = dict(part)
+    heads = out.get("num_attention_heads")
+    if isinstance(heads, int) and heads > 0:
+        hidden = out.get("hidden_size")
+        head_dim = out.get("head_dim")
+        if not isinstance(head_dim, int) and isinstance(hidden, int):
+            head_dim = hidden // heads
+        out["num_attention_heads"] = _HEADS
+        if isinstance(out.get("num_key_value_heads"), int):
+            out["num_key_value_heads"] = _HEADS  # MLA's keys have as many heads as queries
+        if isinstance(head_dim, int) and isinstance(hidden, int):
+            out["head_dim"] = head_dim  # the rotary width decides the frequencies: kept
+            out["hidden_size"] = _HEADS * head_dim
+    for key, size in _SMALL.items():
+        if isinstance(out.get(key), int):
+            out[key] = size
+    for key in _EXPERTS:
+        if isinstance(out.get(key), int):
+            out[key] = 4
+    if isinstance(out.get("num_experts_per_tok"), int):
+        out["num_experts_per_tok"] = 2
+    for key in ("n_group", "topk_group"):
+        if isinstance(out.get(key), int):
+            out[key] = 1
+    for key in ("quantization_config", "auto_map"):
+        out.pop(key, None)
+    for key in ("pad_token_id", "bos_token_id", "eos_token_id"):  # past the cut vocabulary
+        out[key] = None
+    return out
+
+
+#: The context a tiny model is built for where the positions do not depend on it: some
+#: families build a causal mask of the whole context (163,840² bytes for DeepSeek-V3).
+_CONTEXT = 4096
+
+
+def _same_reading(a, b) -> bool:
+    """Whether two readings (:func:`~pe_explained.read_model`) give every layer the same
+    positions and every RoPE key the same frequencies and attention factor."""
+    if [(p.source, p.rope, p.window) for p in a.layers] != [
+        (p.source, p.rope, p.window) for p in b.layers
+    ]:
+        return False
+    if a.rope.keys() != b.rope.keys():
+        return False
+    for key, setting in a.rope.items():
+        other = b.rope[key]
+        if (setting is None) != (other is None):
+            return False
+        if setting is not None:
+            (f, x), (g, y) = setting.frequencies(), other.frequencies()
+            if f.shape != g.shape or not np.array_equal(f, g) or x != y:
+                return False
+    return True
+
+
+def _shorter_context(config: dict) -> dict:
+    """``config`` built for :data:`_CONTEXT` positions where that changes no layer's
+    positions (:func:`_same_reading`); else as it is."""
+    parts = [config, config.get("text_config")]
+    if not any(
+        isinstance(part, dict) and part.get("max_position_embeddings", 0) > _CONTEXT
+        for part in parts
+    ):
+        return config
+    short = dict(config)
+    for key in ("max_position_embeddings",):
+        if isinstance(short.get(key), int) and short[key] > _CONTEXT:
+            short[key] = _CONTEXT
+    if isinstance(short.get("text_config"), dict):
+        text = dict(short["text_config"])
+        if isinstance(text.get("max_position_embeddings"), int):
+            text["max_position_embeddings"] = min(text["max_position_embeddings"], _CONTEXT)
+        short["text_config"] = text
+    try:
+        same = _same_reading(read_model(config), read_model(short))
+    except (ValueError, TypeError):
+        same = False
+    return short if same else config
+
+
+def shrink(config: dict) -> dict:
+    """A copy of ``config`` whose model builds and runs in about a second: heads cut to
+    two (and as many key-value heads), the hidden size to two heads, feed-forward widths, experts
+    and the vocabulary cut, the context cut to :data:`_CONTEXT` where no layer's
+    positions depend on it; the layer count, the layer pattern, the head width and every
+    key that decides positions kept. A multimodal config's ``text_config`` is shrunk the
+    same way.
+
+    >>> small = shrink({"model_type": "llama", "hidden_size": 4096,
+    ...                 "num_attention_heads": 32, "num_hidden_layers": 32})
+    >>> small["hidden_size"], small["head_dim"], small["num_hidden_layers"]
+    (256, 128, 32)
+    """
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a dict (a config.json), got {type(config).__name__}")
+    out = _shrunk_part(config)
+    if isinstance(out.get("text_config"), dict):
+        out["text_config"] = _shrunk_part(out["text_config"])
+    return _shorter_context(out)
+
+
+def _cos_of(function, args, kwargs, torch):
+    """The cos table a rotation was handed (a complex ``freqs_cis``: its real part)."""
+    bound = pyinspect.signature(function).bind(*args, **kwargs).arguments
+    value = bound.get("cos", bound.get("freqs_cis"))
+    if not isinstance(value, torch.Tensor):
+        raise RuntimeError(f"{function.__name__} was handed no cos table: {list(bound)}")
+    return (value.real if value.is_complex() else value).detach().double()
+
+
+def _layers(model, count):
+    """The model's decoder layers: ``model.layers``, else the longest module list of
+    ``count`` layers."""
+    layers = getattr(model, "layers", None)
+    if layers is not None:
+        return layers
+    import torch
+
+    lists = [m for m in model.modules() if isinstance(m, torch.nn.ModuleList) and len(m) == count]
+    if not lists:
+        raise RuntimeError(f"found no list of {count} layers in {type(model).__name__}")
+    return lists[0]
+
+
+def observe(config: dict) -> dict:
+    """Build the model of ``config`` with transformers (as given: call :func:`shrink`
+    first for a released model), run it, and report per layer what it did:
+    ``{"attention": [bool], "rotary": [table name or None], "tables": {name: (inv_freq,
+    attention_scaling)}, "transformers": version}``."""
+    torch, transformers = _torch_and_transformers()
+    kwargs = {k: v for k, v in config.items() if k != "model_type"}
+    cfg = transformers.AutoConfig.for_model(config["model_type"], **kwargs)
+    cfg._attn_implementation = "eager"
+    with torch.device("meta"):  # counted before any memory is taken
+        size = sum(p.numel() for p in transformers.AutoModel.from_config(cfg).parameters())
+    if size > MAX_PARAMETERS:
+        raise ValueError(
+            f"the tiny model would have {size:,} parameters (at most {MAX_PARAMETERS:,}): "
+            "the config sizes it by a key this check does not shrink"
+        )
+    torch.manual_seed(0)
+    model = transformers.AutoModel.from_config(cfg).eval()
+    model = getattr(model, "language_model", model)
+    module = importlib.import_module(type(model).__module__)
+    current = {"layer": None}
+    attention: set[int] = set()
+    rotations: dict[int, list] = {}
+    originals = {}
+    for name in [
+        n for n in vars(module) if n.startswith("apply_rotary") or n == "eager_attention_forward"
+    ]:
+        original = getattr(module, name)
+        if not callable(original):
+            continue
+        originals[name] = original
+
+        def wrapped(*args, _original=original, _name=name, **kw):
+            if _name == "eager_attention_forward":
+                attention.add(current["layer"])
+            else:
+                cos = _cos_of(_original, args, kw, torch)
+                if cos.shape[-2] == TOKENS:  # not a compressor's (DeepSeek-V4) few positions
+                    rotations.setdefault(current["layer"], []).append(cos)
+            return _original(*args, **kw)
+
+        setattr(module, name, wrapped)
+    text = getattr(cfg, "text_config", None) or cfg
+    layers = _layers(model, text.num_hidden_layers)
+    try:
+        for index, layer in enumerate(layers):
+            layer.register_forward_pre_hook(lambda m, a, index=index: current.update(layer=index))
+        with torch.no_grad():
+            model(input_ids=torch.arange(1, TOKENS + 1).unsqueeze(0))
+    finally:
+        for name, original in originals.items():
+            setattr(module, name, original)
+    rotary = getattr(model, "rotary_emb", None)  # none in a model that never rotates
+    names = [] if rotary is None else list(getattr(rotary, "layer_types", None) or [SINGLE])
+    tables = {}
+    for kind in names:
+        prefix = "" if kind == SINGLE else f"{kind}_"
+        inv_freq = getattr(rotary, f"{prefix}inv_freq").detach().double().numpy()
+        tables[kind] = (inv_freq, float(getattr(rotary, f"{prefix}attention_scaling")))
+    count = len(layers)
+    return {
+        "attention": [i in attention for i in range(count)],
+        "rotary": [_match(rotations.get(i), tables) for i in range(count)],
+        "tables": tables,
+        "transformers": transformers.__version__,
+    }
+
+
+def _match(cos_tables, tables) -> str | None:
+    """Which table of the rotary embedding every rotation of a layer used (None: none)."""
+    if not cos_tables:
+        return None
+    positions = np.arange(TOKENS, dtype=np.float64)
+    found = set()
+    for cos in cos_tables:
+        rows = cos.reshape(-1, TOKENS, cos.shape[-1])[0].numpy()  # (tokens, width)
+        for kind, (inv_freq, scaling) in tables.items():
+            expected = scaling * np.cos(np.multiply.outer(positions, inv_freq))
+            repeat, extra = divmod(rows.shape[-1], len(inv_freq))
+            if extra or not repeat:
+                continue
+            tiled = np.sort(np.repeat(expected, repeat, axis=-1), axis=-1)
+            if np.allclose(np.sort(rows, axis=-1), tiled, rtol=1e-5, atol=1e-6):
+                found.add(kind)
+                break
+        else:
+            raise RuntimeError(f"a rotation used a cos table of no layer type: {rows[1]}")
+    if len(found) != 1:
+        raise RuntimeError(f"one layer rotated with several tables: {sorted(found)}")
+    return found.pop()
+
+
+def compare(config: dict, seen: dict) -> list[str]:
+    """Every disagreement between the library's reading of ``config`` and what
+    transformers did (:func:`observe`), one line per layer and quantity."""
+    reading = read_model(config)
+    positions = reading.layers
+    if len(positions) != len(seen["attention"]):
+        return [f"{len(positions)} layers, transformers built {len(seen['attention'])}"]
+    settings = reading.rope if any(p.source == "rotary" for p in positions) else {}
+    wrong = []
+    for p, attends, table in zip(positions, seen["attention"], seen["rotary"], strict=True):
+        # no attention: a recurrence (Mamba-2, Gated DeltaNet) or no token mixing at all
+        # (Nemotron-H's MLP and MoE layers); the two are not told apart here
+        if (p.source not in ("recurrence", "none")) != attends:
+            wrong.append(f"layer {p.index}: {p.source}, but attention ran: {attends}")
+        if (p.source == "rotary") != (table is not None):
+            wrong.append(f"layer {p.index}: {p.source}, but rotation by table {table!r}")
+        if p.source == "rotary" and table is not None:
+            inv_freq, scaling = seen["tables"][table]
+            ours, factor = settings[p.rope].frequencies()
+            if ours.shape != inv_freq.shape or not np.allclose(ours, inv_freq, rtol=2e-6, atol=0):
+                wrong.append(f"layer {p.index}: inv_freq {ours} vs transformers' {inv_freq}")
+            if not np.isclose(factor, scaling, rtol=1e-6):
+                wrong.append(f"layer {p.index}: attention factor {factor} vs {scaling}")
+    return wrong
+
+
+#: Keys that size a model and decide no position: where a config leaves one out, its
+#: class's default (often a released model's size) is shrunk instead.
+_SIZE_KEYS = (
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    *_SMALL,
+    *_EXPERTS,
+    "num_experts_per_tok",
+    "n_group",
+    "topk_group",
+)
+
+
+def _class_sizes(config: dict) -> dict:
+    """The sizes (:data:`_SIZE_KEYS`) ``config`` leaves to its configuration class."""
+    _, transformers = _torch_and_transformers()
+    try:
+        defaults = transformers.AutoConfig.for_model(config["model_type"]).to_dict()
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(
+            f"transformers has no model type {config['model_type']!r}: {exc}"
+        ) from None
+    return {k: defaults[k] for k in _SIZE_KEYS if k in defaults and k not in config}
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What :func:`verify` found: the transformers version, the layers compared, the
+    disagreements (empty: every layer agrees) and the layers the library assumed."""
+
+    transformers: str
+    layers: int
+    differences: tuple[str, ...]
+    assumed: int
+
+    @property
+    def agrees(self) -> bool:
+        return not self.differences
+
+    def summary(self) -> str:
+        """One line, then one per difference."""
+        head = f"verified against transformers {self.transformers}: "
+        agreeing = self.layers - len({d.split(":")[0] for d in self.differences})
+        head += f"{agreeing} of {self.layers} layers agree"
+        if self.assumed:
+            head += f" ({self.assumed} assumed by the library, not read, and checked here)"
+        return "\n".join([head, *self.differences])
+
+
+def verify(config: dict) -> Verification:
+    """Build the tiny model of ``config`` (:func:`shrink`) with the transformers
+    installed, observe it (:func:`observe`) and compare it with the library's reading
+    (:func:`compare`). Raises ImportError without torch or transformers, ValueError for
+    a config the library or transformers cannot read."""
+    read_model(config)  # a config the library refuses is refused here, first
+    if not isinstance(config.get("model_type"), str):
+        raise ValueError("inspect --verify needs the config's model_type to build the model")
+    transformers = _torch_and_transformers()[1]
+    verbosity = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()  # its notes on the shrunk config: not ours
+    try:
+        return _verify(config)
+    finally:
+        transformers.logging.set_verbosity(verbosity)
+
+
+def _verify(config: dict) -> Verification:
+    small = shrink({**_class_sizes(config), **config})
+    reading = read_model(small)
+    try:
+        seen = observe(small)
+    except (ValueError, KeyError, TypeError, AttributeError, RuntimeError, AssertionError) as exc:
+        raise ValueError(
+            f"transformers could not build or run a tiny {small['model_type']!r} model "
+            f"from this config: {type(exc).__name__}: {exc}"
+        ) from None
+    return Verification(
+        transformers=seen["transformers"],
+        layers=len(seen["attention"]),
+        differences=tuple(compare(small, seen)),
+        assumed=sum(p.assumed for p in reading.layers),
+    )
