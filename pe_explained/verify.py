@@ -7,7 +7,8 @@ layer count, the layer pattern, the head width and every position key kept), run
 of its modeling module wrapped, and observes per layer (:func:`observe`):
 
 * whether softmax attention ran (a layer that never called ``eager_attention_forward``
-  has none: linear attention, a state-space mixer, or no token mixing);
+  has none: linear attention, a state-space mixer, or no token mixing; in a module that
+  has no such function, as BLOOM's, a layer whose ``…Attention`` module ran attends);
 * whether a rotation ran, and with which of the rotary embedding's tables (its cos table
   matched against the inverse frequencies and attention factor of every layer type).
 
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .hf_families import LEGACY_NAMES
 from .model_reading import read_model
 
 __all__ = ["MAX_PARAMETERS", "TOKENS", "Verification", "compare", "observe", "shrink", "verify"]
@@ -68,7 +70,16 @@ def _torch_and_transformers():
     return importlib.import_module("torch"), importlib.import_module("transformers")
 
 
-def _shrunk_part(part: dict) -> dict:
+def _shrunk_part(part: dict, model_type=None) -> dict:
+    """``part`` shrunk (:func:`shrink`), in the family's own key names where it has
+    legacy ones (``n_head``, ``d_model``: :data:`~pe_explained.hf_families.LEGACY_NAMES`)."""
+    legacy = LEGACY_NAMES.get(model_type, {}) if isinstance(model_type, str) else {}
+    standard = {v: k for k, v in legacy.items()}
+    out = _shrunk_standard({legacy.get(k, k): v for k, v in part.items()})
+    return {standard.get(k, k): v for k, v in out.items()}
+
+
+def _shrunk_standard(part: dict) -> dict:
     out = dict(part)
     heads = out.get("num_attention_heads")
     if isinstance(heads, int) and heads > 0:
@@ -165,9 +176,10 @@ def shrink(config: dict) -> dict:
     """
     if not isinstance(config, dict):
         raise TypeError(f"config must be a dict (a config.json), got {type(config).__name__}")
-    out = _shrunk_part(config)
+    out = _shrunk_part(config, config.get("model_type"))
     if isinstance(out.get("text_config"), dict):
-        out["text_config"] = _shrunk_part(out["text_config"])
+        text = out["text_config"]
+        out["text_config"] = _shrunk_part(text, text.get("model_type"))
     return _shorter_context(out)
 
 
@@ -241,6 +253,10 @@ def observe(config: dict) -> dict:
     try:
         for index, layer in enumerate(layers):
             layer.register_forward_pre_hook(lambda m, a, index=index: current.update(layer=index))
+            if "eager_attention_forward" not in originals:  # attention of its own (BLOOM)
+                for part in layer.modules():
+                    if type(part).__name__.endswith("Attention"):
+                        part.register_forward_pre_hook(lambda m, a: attention.add(current["layer"]))
         with torch.no_grad():
             model(input_ids=torch.arange(1, TOKENS + 1).unsqueeze(0))
     finally:
@@ -331,9 +347,10 @@ def _class_sizes(config: dict) -> dict:
     _, transformers = _torch_and_transformers()
     try:
         defaults = transformers.AutoConfig.for_model(config["model_type"]).to_dict()
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError):
         raise ValueError(
-            f"transformers has no model type {config['model_type']!r}: {exc}"
+            f"transformers {transformers.__version__} has no model type "
+            f"{config['model_type']!r} (a model that ships its own code cannot be built here)"
         ) from None
     return {k: defaults[k] for k in _SIZE_KEYS if k in defaults and k not in config}
 

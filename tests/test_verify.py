@@ -24,6 +24,7 @@ GALLERY = Path(__file__).resolve().parents[1] / "docs" / "data" / "models"
 VERIFIED = (
     "apertus-8b-science-expert-r1",
     "bert-base-uncased",
+    "bloom-560m",
     "command-r7b-12-2024",
     "exaone-4.0-1.2b",
     "exaone-4.0-32b",
@@ -36,6 +37,7 @@ VERIFIED = (
     "llama-2-7b",
     "llama-3.1-8b-instruct",
     "minimax-m2.5",
+    "mpt-7b",
     "mistral-7b-v0.3",
     "olmo-3.1-32b-instruct",
     "opt-1.3b",
@@ -123,7 +125,18 @@ def test_a_reading_that_differs_is_reported_layer_by_layer(monkeypatch, capsys):
 
 
 @needs_transformers
-def test_a_config_too_large_to_shrink_is_refused_before_it_is_built(capsys):
-    status = cli.main(["inspect", str(GALLERY / "mpt-7b.json"), "--verify"])
+def test_a_config_too_large_to_shrink_is_refused_before_it_is_built(monkeypatch, capsys):
+    """A size key the check does not know keeps the model large: it is refused from the
+    count of its parameters on the meta device, before any memory is taken."""
+    monkeypatch.setattr(verify, "_SMALL", {})
+    status = cli.main(["inspect", str(GALLERY / "llama-2-7b.json"), "--verify"])
     err = capsys.readouterr().err
     assert status == cli.EXIT_ERROR and "parameters (at most" in err
+
+
+@needs_transformers
+def test_a_family_transformers_does_not_ship_is_refused_in_one_line(capsys):
+    status = cli.main(["inspect", str(GALLERY / "falcon-7b.json"), "--verify"])
+    err = capsys.readouterr().err
+    assert status == cli.EXIT_ERROR and err.count("\n") == 1
+    assert "has no model type 'RefinedWebModel'" in err
