@@ -135,6 +135,11 @@ _MLA = (
     "MLA rotates the last qk_rope_head_dim dims of each query head and one key "
     "shared by all heads; the other dims carry no position"
 )
+_COHERE2_MOE_DENSE = (
+    "Cohere2-MoE also rotates a full-attention layer whose MLP is dense when "
+    "prefix_dense_sliding_window_pattern is 1 (force_rope); that case is not read here: "
+    "such a layer is reported without rotation"
+)
 _V32_INDEXER = (
     "DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in "
     "halves, while MLA rotates interleaved pairs: the same tables, two pairings"
@@ -162,7 +167,14 @@ FAMILIES: dict[str, Family] = {
     "cohere2": Family(
         "models/cohere2/modeling_cohere2.py", "interleaved", rotates="sliding", sliding_pattern=4
     ),
-    "cohere2_moe": Family("models/cohere2_moe/modeling_cohere2_moe.py", "interleaved"),
+    # its full-attention layers are NoPE, as Cohere 2's (found by the sweep of every
+    # family, scripts/transformers_sweep.py); force_rope also rotates a dense one
+    "cohere2_moe": Family(
+        "models/cohere2_moe/modeling_cohere2_moe.py",
+        "interleaved",
+        rotates="sliding",
+        notes=(_COHERE2_MOE_DENSE,),
+    ),
     "deepseek_v2": Family(
         "models/deepseek_v2/modeling_deepseek_v2.py", "interleaved", notes=(_MLA,)
     ),

@@ -192,14 +192,12 @@ def _cos_of(function, args, kwargs, torch):
     return (value.real if value.is_complex() else value).detach().double()
 
 
-def _layers(model, count):
+def _layers(model, count, torch):
     """The model's decoder layers: ``model.layers``, else the longest module list of
     ``count`` layers."""
     layers = getattr(model, "layers", None)
     if layers is not None:
         return layers
-    import torch
-
     lists = [m for m in model.modules() if isinstance(m, torch.nn.ModuleList) and len(m) == count]
     if not lists:
         raise RuntimeError(f"found no list of {count} layers in {type(model).__name__}")
@@ -249,7 +247,7 @@ def observe(config: dict) -> dict:
 
         setattr(module, name, wrapped)
     text = getattr(cfg, "text_config", None) or cfg
-    layers = _layers(model, text.num_hidden_layers)
+    layers = _layers(model, text.num_hidden_layers, torch)
     try:
         for index, layer in enumerate(layers):
             layer.register_forward_pre_hook(lambda m, a, index=index: current.update(layer=index))

@@ -1,14 +1,19 @@
 """Appendix, the config inspector: the gallery's configs for the widget that reads a
 ``config.json`` in the page (``docs/assets/javascripts/inspector*.js``) and computes the
-report of ``python -m pe_explained inspect`` there."""
+report of ``python -m pe_explained inspect`` there; and the stored sweep of every family
+transformers ships, checked as ``inspect --verify`` checks a config
+(``scripts/transformers_sweep.py``, ``docs/data/transformers_sweep.json``)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from functools import cache
+from pathlib import Path
 
 from pe_explained.families import FAMILIES
 
+from .. import Table, table
 from ..interactive import interactive
 from ..models import load_models
 
@@ -31,3 +36,53 @@ def _():
         # as JSON holds it (a tuple of notes is a list)
         "families": json.loads(json.dumps({name: asdict(f) for name, f in FAMILIES.items()})),
     }
+
+
+#: The stored sweep (``scripts/transformers_sweep.py``).
+SWEEP = Path(__file__).resolve().parents[2] / "docs" / "data" / "transformers_sweep.json"
+#: What each status of the sweep says, in the order the table lists them.
+STATUSES = {
+    "agrees": "every layer agrees; the library has read the family's code",
+    "agrees, assumed": "every layer agrees, though the library has not read the code "
+    "(inspect prints ? for its layers)",
+    "differs, assumed": "a layer differs where the library has not read the code "
+    "(inspect prints ?, not a guess shown as read)",
+    "differs": "a layer differs where the library has read the code",
+    "refused": "the library refuses the class's default config (most: no rotary "
+    "embedding, or not a text model)",
+    "not built": "transformers builds no tiny text model of it here (vision, audio, "
+    "encoder–decoder, or sizes the check does not shrink)",
+}
+#: A status with more families than this lists the first of them only.
+LISTED = 60
+
+
+@cache
+def sweep() -> dict:
+    """The stored sweep."""
+    if not SWEEP.exists():
+        raise FileNotFoundError(f"{SWEEP} is missing: run python3 scripts/transformers_sweep.py")
+    return json.loads(SWEEP.read_text(encoding="utf-8"))
+
+
+def _names(families: list[str]) -> str:
+    shown = ", ".join(f"`{name}`" for name in families[:LISTED])
+    more = len(families) - LISTED
+    return shown + (f", … and {more:,} more" if more > 0 else "")
+
+
+@table(
+    "sweep",
+    caption=lambda: (
+        f"Every model type of transformers {sweep()['transformers']} checked as "
+        "inspect --verify checks a config: its class's default config, a tiny model, each "
+        "layer compared."
+    ),
+)
+def _():
+    families = sweep()["families"]
+    rows = []
+    for status, meaning in STATUSES.items():
+        found = sorted(name for name, entry in families.items() if entry["status"] == status)
+        rows.append([status, meaning, len(found), _names(found) if found else "none"])
+    return Table(["status", "what it means", "families", "model types"], rows)

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Every model type transformers ships, checked as ``inspect --verify`` checks a config.
+
+    .venv/bin/python scripts/transformers_sweep.py   # docs/data/transformers_sweep.json
+
+For each ``model_type`` of transformers' configuration mapping, the config is its
+configuration class's default, as ``to_dict()`` writes it (the shape a released
+``config.json`` of that family has). :func:`pe_explained.verify.verify` builds the
+tiny model and compares each layer with the library's reading. Each family gets a
+status:
+
+* ``agrees``: every layer agrees, and the library has read the family's code;
+* ``agrees, assumed``: every layer agrees, but the library has not read the family's
+  code (``inspect`` prints ``?``): its guess happened to be right;
+* ``differs``: a layer differs (the first differences kept); ``differs, assumed``: it
+  differs where the library has not read the code (``inspect`` prints ``?``, not ``R``);
+* ``refused``: the library refuses the config (no RoPE settings it can read, …);
+* ``not built``: transformers builds no tiny model of it here (a vision or audio
+  model, an encoder without token inputs, a size the check does not shrink, …).
+
+The result is written with sorted keys, the versions and the hash of the code that made
+it; ``tests/test_transformers_sweep.py`` holds it current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "data" / "transformers_sweep.json"
+
+
+def code_files() -> list[Path]:
+    """The files whose code decides the result: the library (its reading and
+    ``verify.py``) and this script."""
+    library = sorted((ROOT / "pe_explained").rglob("*.py"))
+    return [p for p in library if "__pycache__" not in p.parts] + [Path(__file__).resolve()]
+
+
+def code_hash() -> str:
+    """sha256 over :func:`code_files`: each one's path from the root and its bytes."""
+    digest = hashlib.sha256()
+    for path in code_files():
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def check(model_type: str) -> dict:
+    """The status of one model type (see the module)."""
+    import transformers
+
+    from pe_explained import read_model
+    from pe_explained.verify import verify
+
+    try:
+        config = transformers.AutoConfig.for_model(model_type).to_dict()
+    except Exception as exc:  # noqa: BLE001 - a class that needs arguments, recorded
+        return {"status": "not built", "detail": f"no default config: {exc}"[:200]}
+    config = {k: v for k, v in config.items() if not k.startswith("_")}
+    config.pop("transformers_version", None)
+    try:
+        reading = read_model(config)
+    except (ValueError, TypeError) as exc:
+        return {"status": "refused", "detail": str(exc).split("\n")[0][:200]}
+    try:
+        result = verify(config)
+    except ValueError as exc:
+        return {"status": "not built", "detail": str(exc).split("\n")[0][:200]}
+    except Exception as exc:  # noqa: BLE001 - a family's own failure, recorded as such
+        return {"status": "not built", "detail": f"{type(exc).__name__}: {exc}"[:200]}
+    assumed = any(p.assumed for p in reading.layers)
+    if result.differences:
+        return {
+            "status": "differs, assumed" if assumed else "differs",
+            "layers": result.layers,
+            "detail": "; ".join(result.differences[:3])[:300],
+        }
+    return {"status": "agrees, assumed" if assumed else "agrees", "layers": result.layers}
+
+
+def main() -> int:
+    import torch
+    import transformers
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    families = {}
+    start = time.monotonic()
+    names = sorted(CONFIG_MAPPING_NAMES)
+    for k, model_type in enumerate(names, 1):
+        families[model_type] = entry = check(model_type)
+        print(f"[sweep] {k}/{len(names)} {model_type}: {entry['status']}", file=sys.stderr)
+    result = {
+        "command": "python3 scripts/transformers_sweep.py",
+        "transformers": transformers.__version__,
+        "torch": torch.__version__.split("+")[0],
+        "code_hash": code_hash(),
+        "families": families,
+    }
+    OUT.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    counts: dict[str, int] = {}
+    for entry in families.values():
+        counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+    print(f"[sweep] {counts} in {time.monotonic() - start:.0f} s; wrote {OUT}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
