@@ -139,21 +139,18 @@ def _same_reading(a, b) -> bool:
 def _shorter_context(config: dict) -> dict:
     """``config`` built for :data:`_CONTEXT` positions where that changes no layer's
     positions (:func:`_same_reading`); else as it is."""
-    parts = [config, config.get("text_config")]
-    if not any(
-        isinstance(part, dict) and part.get("max_position_embeddings", 0) > _CONTEXT
-        for part in parts
-    ):
+
+    def capped(part: dict) -> dict:
+        length = part.get("max_position_embeddings")
+        if isinstance(length, int) and length > _CONTEXT:
+            return {**part, "max_position_embeddings": _CONTEXT}
+        return part
+
+    short = capped(config)
+    if isinstance(config.get("text_config"), dict):
+        short = {**short, "text_config": capped(config["text_config"])}
+    if short == config:
         return config
-    short = dict(config)
-    for key in ("max_position_embeddings",):
-        if isinstance(short.get(key), int) and short[key] > _CONTEXT:
-            short[key] = _CONTEXT
-    if isinstance(short.get("text_config"), dict):
-        text = dict(short["text_config"])
-        if isinstance(text.get("max_position_embeddings"), int):
-            text["max_position_embeddings"] = min(text["max_position_embeddings"], _CONTEXT)
-        short["text_config"] = text
     try:
         same = _same_reading(read_model(config), read_model(short))
     except (ValueError, TypeError):
@@ -300,8 +297,9 @@ def _match(cos_tables, tables) -> str | None:
     return found.pop()
 
 
-def compare(config: dict, seen: dict) -> list[str]:
-    """Every disagreement between the library's reading of ``config`` and what
+def compare(config, seen: dict) -> list[str]:
+    """Every disagreement between the library's reading of ``config`` (a config, or its
+    description from :func:`~pe_explained.read_model`) and what
     transformers did (:func:`observe`), one line per layer and quantity."""
     reading = read_model(config)
     positions = reading.layers
@@ -407,6 +405,6 @@ def _verify(config: dict) -> Verification:
     return Verification(
         transformers=seen["transformers"],
         layers=len(seen["attention"]),
-        differences=tuple(compare(small, seen)),
+        differences=tuple(compare(reading, seen)),
         assumed=sum(p.assumed for p in reading.layers),
     )
