@@ -344,6 +344,10 @@ class BuildCache:
             found.setdefault(str(ROOT / module), set()).update(str(ROOT / f) for f in files)
         self.recomputed: dict[str, str] = {}
         self.used: set[str] = set()
+        #: Entries found current in this build, by key and stamp: a page probed before
+        #: it is rendered (:func:`pe_book.workers.needs_work`) reads each entry once.
+        self._current: dict[tuple[str, str], str] = {}
+        self._hashes: dict[str, str] = {}  # each file's hash, taken once per build
 
     def _path(self, key: str) -> Path:
         kind, _, name = key.partition(":")
@@ -355,6 +359,8 @@ class BuildCache:
         """``(text, None)`` for an entry whose files are all unchanged (and that was made
         from an input stamped ``stamp``); else ``(None, why)``: why it must be computed
         again ("" when there is no entry)."""
+        if (key, stamp) in self._current:
+            return self._current[key, stamp], None
         try:
             entry = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -363,11 +369,19 @@ class BuildCache:
             return None, "Python or a package changed"
         if entry.get("stamp", "") != stamp:
             return None, "its input changed"
-        changed = [f for f, h in entry["files"].items() if file_hash(ROOT / f) != h]
+        changed = [f for f, h in entry["files"].items() if self._hash(f) != h]
         if changed:
             more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
             return None, f"{changed[0]}{more} changed"
+        self._current[key, stamp] = entry["text"]
         return entry["text"], None
+
+    def _hash(self, file: str) -> str:
+        """:func:`file_hash` of ``file`` (relative to the root), taken once by this cache:
+        a build reads its sources as they were when it started."""
+        if file not in self._hashes:
+            self._hashes[file] = file_hash(ROOT / file)
+        return self._hashes[file]
 
     def text(self, key: str, compute: Callable[[], str], stamp: str = "") -> str:
         """The text of ``key`` (``"value:chapter.name"``), from the cache when every file it

@@ -12,12 +12,9 @@ import functools
 import hashlib
 import io
 import math
-import os
 import re
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
-from multiprocessing import get_context
 from pathlib import Path
 
 import matplotlib
@@ -27,7 +24,7 @@ from matplotlib.text import Text
 import pe_explained
 
 from . import FIGURES, load_all
-from .build_cache import BuildCache, reads
+from .build_cache import BuildCache
 from .notation import TEX_SPAN, math_notation
 from .phone import (
     labels_under_phone_figure,
@@ -49,7 +46,6 @@ __all__ = [
     "draw_figure",
     "render_svg",
     "render_variant",
-    "render_all_figures",
     "svg_size",
     "variant_name",
 ]
@@ -246,51 +242,3 @@ def _render_cached(job: tuple[str, str, str, str]) -> bytes:
     else:
         draw = lambda: render_svg(name, theme, layout).decode("utf-8")  # noqa: E731
     return _cache_in(folder).text(key, draw).encode()
-
-
-def _render_jobs(jobs: list[tuple[str, str, str, str]]) -> tuple[list[bytes], dict]:
-    """:func:`_render_cached` of each job (the variants of one figure, which share the
-    figure's data, computed once in the process) in a worker process, with what the
-    process's modules read (:func:`pe_book.build_cache.reads`), for the main process."""
-    return [_render_cached(job) for job in jobs], reads()
-
-
-def render_all_figures(cache: BuildCache) -> dict[tuple[str, str, str], bytes]:
-    """Every registered figure in both themes and both layouts, from ``cache`` where
-    possible.
-
-    Keys are ``(name, theme, layout)``. Figures the cache cannot give are drawn in
-    parallel on all cores, a figure's variants in one process; ``cache.recomputed`` gets
-    each redrawn variant with why.
-    """
-    load_all()
-    jobs = [
-        (n, t, layout, str(cache.folder))
-        for n in sorted(FIGURES)
-        for t in THEMES
-        for layout in LAYOUTS
-    ]
-    found: dict[tuple[str, str, str], bytes] = {}
-    missing: dict[str, list] = {}
-    for job in jobs:
-        key = "figure:" + "/".join(job[:3])
-        text, why = cache.lookup(key)
-        if text is None:
-            missing.setdefault(job[0], []).append(job)
-            if why:
-                cache.recomputed[key] = why
-        else:
-            found[job[:3]] = text.encode()
-    groups = list(missing.values())
-    workers = min(os.cpu_count() or 1, len(groups))
-    if workers > 1 and sum(map(len, groups)) > 4:
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-            done = list(pool.map(_render_jobs, groups))
-        for _, read in done:
-            for module, files in read.items():
-                reads().setdefault(module, set()).update(files)
-    else:
-        done = [([_render_cached(job) for job in group], None) for group in groups]
-    for group, (svgs, _) in zip(groups, done, strict=True):
-        found.update((job[:3], svg) for job, svg in zip(group, svgs, strict=True))
-    return {job[:3]: found[job[:3]] for job in jobs}

@@ -5,9 +5,10 @@
   edits to the library and the book (and keeps them, and what they hold, when not).
 * ``on_files`` renders every registered figure (light and dark SVG, from the build
   cache, :mod:`pe_book.build_cache`, unless what a drawing read changed) and adds them
-  to the site, so ``--strict`` checks links to them. It also has Python-Markdown's
-  conversion, the search entries and print-site's links of each page kept in the build
-  cache by the hash of their input (:mod:`pe_book.kept_stages`).
+  to the site, so ``--strict`` checks links to them; in the same worker processes it
+  computes every page's values and tables the cache lacks (:mod:`pe_book.workers`).
+  It also has Python-Markdown's conversion, the search entries and print-site's links
+  of each page kept in the build cache by the hash of their input (:mod:`pe_book.kept_stages`).
 * ``on_page_markdown`` runs the shortcode stage of the page pipeline
   (:mod:`pe_book.pages`): ``{{ figure: … }}``, ``{{ table: … }}``, ``{{ value: … }}``,
   ``{{ cite: … }}``, ``{{ references: … }}`` and the rest; computed texts come from the
@@ -125,8 +126,11 @@ def on_files(files, config):
     folder = Path(config["config_file_path"]).parent / ".cache" / "book"
     _build["cache"] = cache = _book("build_cache").BuildCache(folder)
     _book("kept_stages").keep(cache)  # Markdown, search entries, print-site's links
+    # every page's computed texts too, but in a dirty serve's rebuild, which must see
+    # what changed to rebuild the pages that show it (_rebuild_stale_pages)
+    shown = {} if _serve["dirty"] and _serve["pages"] else _page_sources(files)
     try:
-        svgs = render.render_all_figures(cache)
+        svgs = _book("workers").prepare(cache, shown)
     except Exception as exc:
         raise PluginError(f"rendering figures failed: {exc}") from exc
     _sizes.clear()
@@ -149,6 +153,16 @@ def on_files(files, config):
         _rebuild_stale_pages(files, cache)
     files.append(File.generated(config, _book("fonts").FONT_FILE, content=b""))
     return files
+
+
+def _page_sources(files) -> dict[str, str]:
+    """The Markdown of every page of the book (not a notebook's), by its source path."""
+    notebooks = _book("notebooks")
+    return {
+        f.src_uri: Path(f.abs_src_path).read_text(encoding="utf-8")
+        for f in files.documentation_pages()
+        if not notebooks.is_notebook(f.src_uri)
+    }
 
 
 def on_page_markdown(markdown, page, config, files):
