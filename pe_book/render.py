@@ -210,16 +210,18 @@ def _cache_in(folder: str) -> BuildCache:
     return BuildCache(Path(folder))
 
 
-def render_variant(name: str, theme: str, layout: str = "wide", light: bytes | None = None):
+def render_variant(name: str, theme: str, layout: str = "wide", light=None) -> bytes:
     """Figure ``name`` in ``theme`` and ``layout`` as SVG bytes: the dark variant of a
-    figure whose light one (``light``, drawn if not given) is made of the light palette's
-    colours alone is that drawing with each colour swapped for its dark counterpart
-    (:func:`pe_book.svg.swap_palette`), the same shapes a dark drawing has, without
-    drawing again; any other variant is drawn (:func:`render_svg`). A figure registered
-    with ``swap=False`` is always drawn."""
+    figure whose light one is made of the light palette's colours alone is that drawing
+    with each colour swapped for its dark counterpart (:func:`pe_book.svg.swap_palette`),
+    the same shapes a dark drawing has, without drawing again; any other variant is drawn
+    (:func:`render_svg`). ``light`` gives the light variant where it is at hand: its bytes,
+    or a function that returns them (called only for a swap); else it is drawn. A figure
+    registered with ``swap=False`` is always drawn."""
     if theme == "dark" and FIGURES[name].swap:
-        light = render_svg(name, "light", layout) if light is None else light
-        swapped = swap_palette(light, _palette_swap())
+        if light is None:
+            light = render_svg(name, "light", layout)
+        swapped = swap_palette(light() if callable(light) else light, _palette_swap())
         if swapped is not None:
             return swapped
     return render_svg(name, theme, layout)
@@ -235,10 +237,6 @@ def _render_cached(job: tuple[str, str, str, str]) -> bytes:
     cache (:class:`pe_book.build_cache.BuildCache`) while nothing it read has changed; a
     dark variant starts from the light one, from the cache too (:func:`render_variant`)."""
     name, theme, layout, folder = job
-    key = f"figure:{name}/{theme}/{layout}"
-    if theme == "dark" and FIGURES[name].swap:
-        light = lambda: _render_cached((name, "light", layout, folder))  # noqa: E731
-        draw = lambda: render_variant(name, theme, layout, light()).decode()  # noqa: E731
-    else:
-        draw = lambda: render_svg(name, theme, layout).decode("utf-8")  # noqa: E731
-    return _cache_in(folder).text(key, draw).encode()
+    light = functools.partial(_render_cached, (name, "light", layout, folder))
+    draw = lambda: render_variant(name, theme, layout, light).decode()  # noqa: E731
+    return _cache_in(folder).text(f"figure:{name}/{theme}/{layout}", draw).encode()

@@ -33,7 +33,16 @@ import numpy as np
 from .hf_families import LEGACY_NAMES
 from .model_reading import read_model
 
-__all__ = ["MAX_PARAMETERS", "TOKENS", "Verification", "compare", "observe", "shrink", "verify"]
+__all__ = [
+    "MAX_PARAMETERS",
+    "TOKENS",
+    "Verification",
+    "compare",
+    "observe",
+    "shrink",
+    "shrink_for_class",
+    "verify",
+]
 
 #: Tokens the tiny model is run on.
 TOKENS = 12
@@ -52,6 +61,20 @@ _SMALL = {
 }
 _EXPERTS = ("num_experts", "n_routed_experts", "num_local_experts")
 _HEADS = 2
+#: Families whose attention needs more heads than :data:`_HEADS` (CodeGen splits its
+#: fused projection into 4 parts, each of whole heads).
+_FAMILY_HEADS = {"codegen": 4}
+#: Widths of parts that carry no position, cut too: linear attention's heads (Gated
+#: DeltaNet), DeepSeek-V3.2's indexer heads, Gemma 3n's per-layer embeddings.
+_OTHER_SMALL = {
+    "linear_num_key_heads": _HEADS,
+    "linear_num_value_heads": _HEADS,
+    "linear_key_head_dim": 16,
+    "linear_value_head_dim": 16,
+    "index_n_heads": _HEADS,
+    "vocab_size_per_layer_input": 128,
+    "hidden_size_per_layer_input": 16,
+}
 
 
 def _torch_and_transformers():
@@ -74,12 +97,19 @@ def _shrunk_part(part: dict, model_type=None) -> dict:
     """``part`` shrunk (:func:`shrink`), in the family's own key names where it has
     legacy ones (``n_head``, ``d_model``: :data:`~pe_explained.hf_families.LEGACY_NAMES`)."""
     legacy = LEGACY_NAMES.get(model_type, {}) if isinstance(model_type, str) else {}
-    standard = {v: k for k, v in legacy.items()}
-    out = _shrunk_standard({legacy.get(k, k): v for k, v in part.items()})
-    return {standard.get(k, k): v for k, v in out.items()}
+    named, source = {}, {}  # standard name → value, and the key that gave it
+    for key, value in part.items():
+        name = legacy.get(key, key)
+        # a class's to_dict writes both names, one of them None (Falcon's n_head)
+        if name not in named or named[name] is None:
+            named[name], source[name] = value, key
+    out = _shrunk_standard(named, _FAMILY_HEADS.get(model_type, _HEADS))
+    result = {k: v for k, v in part.items() if legacy.get(k, k) in out}
+    result.update({source.get(k, k): v for k, v in out.items()})
+    return result
 
 
-def _shrunk_standard(part: dict) -> dict:
+def _shrunk_standard(part: dict, heads_kept: int = _HEADS) -> dict:
     out = dict(part)
     heads = out.get("num_attention_heads")
     if isinstance(heads, int) and heads > 0:
@@ -87,28 +117,64 @@ def _shrunk_standard(part: dict) -> dict:
         head_dim = out.get("head_dim")
         if not isinstance(head_dim, int) and isinstance(hidden, int):
             head_dim = hidden // heads
-        out["num_attention_heads"] = _HEADS
-        if isinstance(out.get("num_key_value_heads"), int):
-            out["num_key_value_heads"] = _HEADS  # MLA's keys have as many heads as queries
+        out["num_attention_heads"] = heads_kept
+        if "num_key_value_heads" in out and (
+            out["num_key_value_heads"] is None or isinstance(out["num_key_value_heads"], int)
+        ):
+            # MLA's keys have as many heads as queries; None is Nemotron's class default
+            out["num_key_value_heads"] = heads_kept
         if isinstance(head_dim, int) and isinstance(hidden, int):
             out["head_dim"] = head_dim  # the rotary width decides the frequencies: kept
-            out["hidden_size"] = _HEADS * head_dim
-    for key, size in _SMALL.items():
+            out["hidden_size"] = heads_kept * head_dim
+    for key, size in {**_SMALL, **_OTHER_SMALL}.items():
         if isinstance(out.get(key), int):
             out[key] = size
+        elif isinstance(out.get(key), list) and all(isinstance(v, int) for v in out[key]):
+            out[key] = [size] * len(out[key])  # a width per layer (Gemma 3n's MLPs)
+    if "n_inner" in out and out["n_inner"] is None:  # GPT-2's, CodeGen's: 4 × hidden
+        out["n_inner"] = _SMALL["intermediate_size"]
     for key in _EXPERTS:
         if isinstance(out.get(key), int):
             out[key] = 4
-    if isinstance(out.get("num_experts_per_tok"), int):
-        out["num_experts_per_tok"] = 2
+    _shrink_mamba_heads(out)
+    experts = any(isinstance(out.get(key), int) for key in _EXPERTS)
+    if isinstance(out.get("num_experts_per_tok"), int) or (
+        experts and "num_experts_per_tok" in out and out["num_experts_per_tok"] is None
+    ):
+        out["num_experts_per_tok"] = 2  # a class default of None cannot route (DeepSeek-V2)
     for key in ("n_group", "topk_group"):
         if isinstance(out.get(key), int):
             out[key] = 1
     for key in ("quantization_config", "auto_map"):
         out.pop(key, None)
-    for key in ("pad_token_id", "bos_token_id", "eos_token_id"):  # past the cut vocabulary
-        out[key] = None
+    vocab = out.get("vocab_size")
+    for key in ("pad_token_id", "bos_token_id", "eos_token_id"):
+        out[key] = _token_id(out.get(key), vocab)
     return out
+
+
+def _shrink_mamba_heads(out: dict) -> None:
+    """A hybrid's Mamba-2 heads cut to :data:`_HEADS` (Bamba, Granite 4): heads × head
+    width = expand × hidden, or Falcon-H1's ``mamba_d_ssm`` where given."""
+    sizes = [out.get(k) for k in ("mamba_n_heads", "mamba_expand", "hidden_size")]
+    if all(isinstance(v, int) for v in sizes) and isinstance(out.get("mamba_d_head"), int):
+        inner = out.get("mamba_d_ssm")
+        inner = inner if isinstance(inner, int) else out["mamba_expand"] * out["hidden_size"]
+        out["mamba_n_heads"] = _HEADS
+        out["mamba_d_head"] = inner // _HEADS
+
+
+def _token_id(value, vocab):
+    """A special token's id in the cut vocabulary: one past it becomes its last id (never
+    among the tokens run), None where the vocabulary is not known; a list, each. Strict
+    configuration classes and RoBERTa's padding positions refuse None."""
+    if isinstance(value, list):
+        return [_token_id(v, vocab) for v in value]
+    if not isinstance(value, int) or isinstance(value, bool):
+        return value
+    if not isinstance(vocab, int):
+        return None
+    return value if value < vocab else vocab - 1
 
 
 #: The context a tiny model is built for where the positions do not depend on it: some
@@ -123,6 +189,8 @@ def _same_reading(a, b) -> bool:
         (p.source, p.rope, p.window) for p in b.layers
     ]:
         return False
+    if a.rope is None or b.rope is None:  # a model without rotary embeddings
+        return a.rope is None and b.rope is None
     if a.rope.keys() != b.rope.keys():
         return False
     for key, setting in a.rope.items():
@@ -189,6 +257,28 @@ def _cos_of(function, args, kwargs, torch):
     return (value.real if value.is_complex() else value).detach().double()
 
 
+def _sin_of(function, args, kwargs, torch):
+    """The sin table a rotation was handed (a complex ``freqs_cis``: its imaginary part),
+    or None."""
+    bound = pyinspect.signature(function).bind(*args, **kwargs).arguments
+    value = bound.get("sin", bound.get("freqs_cis"))
+    if not isinstance(value, torch.Tensor):
+        return None
+    return (value.imag if value.is_complex() else value).detach().double()
+
+
+def _table_seen(cos, sin) -> tuple[np.ndarray, float]:
+    """The inverse frequencies and attention factor of the table a rotation used, from its
+    cos and sin at position 1 (for a model with no rotary embedding module, GPT-J's and
+    CodeGen's tables of sinusoids): the angles there are the frequencies, each written
+    once, largest first; the factor is the length of (cos, sin)."""
+    width = cos.shape[-1]
+    c = cos.reshape(-1, TOKENS, width)[0, 1].numpy()
+    s = sin.reshape(-1, TOKENS, width)[0, 1].numpy()
+    inv_freq = np.unique(np.arctan2(s, c))[::-1].copy()
+    return inv_freq, float(np.hypot(c[0], s[0]))
+
+
 def _layers(model, count, torch):
     """The model's decoder layers: ``model.layers``, else the longest module list of
     ``count`` layers."""
@@ -210,6 +300,7 @@ def observe(config: dict) -> dict:
     kwargs = {k: v for k, v in config.items() if k != "model_type"}
     cfg = transformers.AutoConfig.for_model(config["model_type"], **kwargs)
     cfg._attn_implementation = "eager"
+    cfg.use_cache = False  # one forward pass: a hybrid's cache asks its first layer's length
     with torch.device("meta"):  # counted before any memory is taken
         size = sum(p.numel() for p in transformers.AutoModel.from_config(cfg).parameters())
     if size > MAX_PARAMETERS:
@@ -224,6 +315,7 @@ def observe(config: dict) -> dict:
     current = {"layer": None}
     attention: set[int] = set()
     rotations: dict[int, list] = {}
+    sines: list = []  # of every rotation, in order
     originals = {}
     for name in [
         n for n in vars(module) if n.startswith("apply_rotary") or n == "eager_attention_forward"
@@ -240,6 +332,7 @@ def observe(config: dict) -> dict:
                 cos = _cos_of(_original, args, kw, torch)
                 if cos.shape[-2] == TOKENS:  # not a compressor's (DeepSeek-V4) few positions
                     rotations.setdefault(current["layer"], []).append(cos)
+                    sines.append(_sin_of(_original, args, kw, torch))
             return _original(*args, **kw)
 
         setattr(module, name, wrapped)
@@ -264,6 +357,9 @@ def observe(config: dict) -> dict:
         prefix = "" if kind == SINGLE else f"{kind}_"
         inv_freq = getattr(rotary, f"{prefix}inv_freq").detach().double().numpy()
         tables[kind] = (inv_freq, float(getattr(rotary, f"{prefix}attention_scaling")))
+    if rotary is None and rotations and sines[0] is not None:
+        # no rotary module: the table is the one the first rotation was handed
+        tables[SINGLE] = _table_seen(next(iter(rotations.values()))[0], sines[0])
     count = len(layers)
     return {
         "attention": [i in attention for i in range(count)],
@@ -332,23 +428,36 @@ _SIZE_KEYS = (
     "num_key_value_heads",
     *_SMALL,
     *_EXPERTS,
+    *_OTHER_SMALL,
     "num_experts_per_tok",
     "n_group",
     "topk_group",
 )
 
 
-def _class_sizes(config: dict) -> dict:
-    """The sizes (:data:`_SIZE_KEYS`) ``config`` leaves to its configuration class."""
+def _class_defaults(config: dict) -> dict:
+    """What ``config``'s configuration class writes where a file is silent."""
     _, transformers = _torch_and_transformers()
     try:
-        defaults = transformers.AutoConfig.for_model(config["model_type"]).to_dict()
+        return transformers.AutoConfig.for_model(config["model_type"]).to_dict()
     except (ValueError, KeyError, TypeError):
         raise ValueError(
             f"transformers {transformers.__version__} has no model type "
             f"{config['model_type']!r} (a model that ships its own code cannot be built here)"
         ) from None
-    return {k: defaults[k] for k in _SIZE_KEYS if k in defaults and k not in config}
+
+
+def shrink_for_class(config: dict) -> dict:
+    """:func:`shrink` of ``config`` with the sizes it leaves to its configuration class
+    (:data:`_SIZE_KEYS`: often a released model's) written in, shrunk too; a ``head_dim``
+    only where the class or the file has one (Falcon's is a property computed from the
+    widths, which :func:`shrink` keeps in proportion). Needs transformers."""
+    defaults = _class_defaults(config)
+    sizes = {k: defaults[k] for k in _SIZE_KEYS if k in defaults and k not in config}
+    small = shrink({**sizes, **config})
+    if "head_dim" not in defaults and "head_dim" not in config:
+        small.pop("head_dim", None)
+    return small
 
 
 @dataclass(frozen=True)
@@ -393,7 +502,7 @@ def verify(config: dict) -> Verification:
 
 
 def _verify(config: dict) -> Verification:
-    small = shrink({**_class_sizes(config), **config})
+    small = shrink_for_class(config)
     reading = read_model(small)
     try:
         seen = observe(small)

@@ -26,6 +26,7 @@ VERIFIED = (
     "bert-base-uncased",
     "bloom-560m",
     "command-r7b-12-2024",
+    "deepseek-v2-lite",
     "exaone-4.0-1.2b",
     "exaone-4.0-32b",
     "falcon-h1-tiny-r-90m",
@@ -38,12 +39,16 @@ VERIFIED = (
     "llama-3.1-8b-instruct",
     "minimax-m2.5",
     "mpt-7b",
+    "mistral-7b-instruct-v0.1",
     "mistral-7b-v0.3",
     "olmo-3.1-32b-instruct",
     "opt-1.3b",
     "phi-2",
     "phi-3.5-mini-instruct",
+    "phi-4-mini-instruct",
     "qwen2.5-14b-instruct-1m",
+    "qwen2.5-32b",
+    "qwen3-coder-next",
     "qwen3-8b",
     "smollm3-3b",
 )
@@ -142,3 +147,22 @@ def test_a_family_transformers_does_not_ship_is_refused_in_one_line(capsys):
     err = capsys.readouterr().err
     assert status == cli.EXIT_ERROR and err.count("\n") == 1
     assert "has no model type 'RefinedWebModel'" in err
+
+
+@needs_transformers
+def test_a_model_without_a_rotary_module_is_held_to_the_table_it_rotated_by(monkeypatch):
+    """GPT-J builds its sinusoids in each attention module, not in a rotary embedding:
+    the table compared is the one its rotations were handed (the angles at position 1),
+    and a reading with another base differs on every layer."""
+    config = {"model_type": "gptj", "n_layer": 3, "n_head": 16, "n_embd": 4096, "rotary_dim": 64}
+    assert verify.verify(config).summary().endswith(": 3 of 3 layers agree")
+    real = verify.read_model
+
+    def other_base(config):
+        if not isinstance(config, dict):  # a description, read already: as it is
+            return real(config)
+        return real({**config, "rope_theta": 20000.0})
+
+    monkeypatch.setattr(verify, "read_model", other_base)
+    result = verify.verify(config)
+    assert len(result.differences) == 3 and all("inv_freq" in d for d in result.differences)
