@@ -111,11 +111,8 @@ def test_every_buildable_gallery_config_verifies(name, capsys):
     assert f": {total} of {total} layers agree" in out
 
 
-@needs_transformers
-def test_a_reading_that_differs_is_reported_layer_by_layer(monkeypatch, capsys):
-    """The library's reading replaced by that of a config with another base: every
-    rotary layer's frequencies differ, each is printed, and the exit status is 1."""
-    path = GALLERY / "llama-2-7b.json"
+def _read_with_another_base(monkeypatch) -> None:
+    """The library's reading replaced by that of the config with base 20,000."""
     real = verify.read_model
 
     def other_base(config):
@@ -124,6 +121,14 @@ def test_a_reading_that_differs_is_reported_layer_by_layer(monkeypatch, capsys):
         return real({**config, "rope_theta": 20000.0})
 
     monkeypatch.setattr(verify, "read_model", other_base)
+
+
+@needs_transformers
+def test_a_reading_that_differs_is_reported_layer_by_layer(monkeypatch, capsys):
+    """The library's reading replaced by that of a config with another base: every
+    rotary layer's frequencies differ, each is printed, and the exit status is 1."""
+    path = GALLERY / "llama-2-7b.json"
+    _read_with_another_base(monkeypatch)
     status = cli.main(["inspect", str(path), "--verify"])
     out = capsys.readouterr().out
     assert status == cli.EXIT_DIFFERS
@@ -156,13 +161,6 @@ def test_a_model_without_a_rotary_module_is_held_to_the_table_it_rotated_by(monk
     and a reading with another base differs on every layer."""
     config = {"model_type": "gptj", "n_layer": 3, "n_head": 16, "n_embd": 4096, "rotary_dim": 64}
     assert verify.verify(config).summary().endswith(": 3 of 3 layers agree")
-    real = verify.read_model
-
-    def other_base(config):
-        if not isinstance(config, dict):  # a description, read already: as it is
-            return real(config)
-        return real({**config, "rope_theta": 20000.0})
-
-    monkeypatch.setattr(verify, "read_model", other_base)
+    _read_with_another_base(monkeypatch)
     result = verify.verify(config)
     assert len(result.differences) == 3 and all("inv_freq" in d for d in result.differences)
