@@ -32,8 +32,9 @@ from .phone import (
     raise_small_text,
     tidy_stacked_panels,
 )
-from .style import THEMES, palette_swap, phone_layout
+from .style import THEMES, palette_swap, phone_layout, pixel_swap
 from .svg import (
+    HEATMAP_LEVELS,
     compact_svg,
     embed_images_unresampled,
     quantise_heatmap_colours,
@@ -47,6 +48,7 @@ __all__ = [
     "render_svg",
     "render_variant",
     "svg_size",
+    "swapped_to_dark",
     "variant_name",
 ]
 
@@ -221,15 +223,31 @@ def render_variant(name: str, theme: str, layout: str = "wide", light=None) -> b
     if theme == "dark" and FIGURES[name].swap:
         if light is None:
             light = render_svg(name, "light", layout)
-        swapped = swap_palette(light() if callable(light) else light, _palette_swap())
+        swapped = swapped_to_dark(light() if callable(light) else light)
         if swapped is not None:
             return swapped
     return render_svg(name, theme, layout)
 
 
+def swapped_to_dark(light: bytes) -> bytes | None:
+    """The light drawing ``light`` with its colours and its images' pixels swapped for the
+    dark palette's (:func:`pe_book.svg.swap_palette`), or None where some have no
+    counterpart."""
+    return swap_palette(light, _palette_swap(), _pixel_swap(), _SALT)
+
+
 @functools.cache
 def _palette_swap() -> dict[str, str]:
     return palette_swap(THEMES["light"], THEMES["dark"])
+
+
+@functools.cache
+def _pixel_swap() -> list[dict[int, int]]:
+    return pixel_swap(THEMES["light"], THEMES["dark"], HEATMAP_LEVELS)
+
+
+#: What matplotlib salts the hashes that name an SVG's images with, in a dark drawing.
+_SALT = THEMES["dark"].rc["svg.hashsalt"]
 
 
 def _render_cached(job: tuple[str, str, str, str]) -> bytes:

@@ -32,10 +32,13 @@ from __future__ import annotations
 import hashlib
 import re
 
+import numpy as np
+
 __all__ = [
     "compact_svg",
     "embed_images_unresampled",
     "swap_palette",
+    "pixel_key",
     "quantise_heatmap_colours",
     "COORDINATE_DECIMALS",
     "GLYPH_STEP",
@@ -178,11 +181,19 @@ def _named_by_content(text: str, pattern: re.Pattern, prefix: str, key, element)
     return uses.sub(lambda m: "#" + names[m.group(1)], text)
 
 
-def swap_palette(svg: bytes, colours: dict[str, str]) -> bytes | None:
+def swap_palette(
+    svg: bytes,
+    colours: dict[str, str],
+    pixels: list[dict[int, int]] | None = None,
+    salt: str | None = None,
+) -> bytes | None:
     """``svg`` (from :func:`compact_svg`) with every colour ``c`` written as
-    ``colours[c]``, its markers named again; None where that cannot make the drawing in
-    the other palette: a colour with no counterpart, or an embedded image (a heatmap's
-    pixels are not rewritten here).
+    ``colours[c]``, its markers named again, and every pixel ``p`` of its embedded images
+    as ``m[p]`` (RGBA packed in one integer, :func:`pixel_key`) for the first map ``m``
+    of ``pixels`` that holds each of the image's pixels, each image named as
+    matplotlib names it, by a hash of its PNG salted with ``salt``; None where that cannot
+    make the drawing in the other palette: a colour or a pixel with no counterpart, or an
+    image where ``pixels`` is not given.
 
     >>> swap_palette(b'<path style="fill: #ffffff"/>', {"#ffffff": "#1e2129"})
     b'<path style="fill: #1e2129"/>'
@@ -191,11 +202,65 @@ def swap_palette(svg: bytes, colours: dict[str, str]) -> bytes | None:
     """
     text = svg.decode("utf-8")
     if "<image " in text:
-        return None
+        if pixels is None or salt is None:
+            return None
+        text = _swap_images(text, pixels, salt)
+        if text is None:
+            return None
     if not {c.lower() for c in _COLOUR.findall(text)} <= colours.keys():
         return None
     text = _COLOUR.sub(lambda m: colours[m.group(0).lower()], text)
     return _stable_marker_ids(text).encode("utf-8")
+
+
+#: An embedded image as matplotlib writes it: its PNG in base64, then its id.
+_IMAGE = re.compile(
+    r'(<image xlink:href="data:image/png;base64,\n?)([A-Za-z0-9+/=]*)(" id=")([^"]*)'
+)
+
+
+def pixel_key(rgba) -> np.ndarray:
+    """RGBA bytes (…, 4) packed into one integer each, for :func:`swap_palette`'s map."""
+    rgba = np.asarray(rgba, dtype=np.uint8)
+    return rgba.astype(np.uint32) @ np.array([1 << 24, 1 << 16, 1 << 8, 1], dtype=np.uint32)
+
+
+def _image_id(png: bytes, salt: str) -> str:
+    """The id matplotlib's SVG writer gives an image with no gid (``_make_id``)."""
+    digest = hashlib.sha256(salt.encode("utf-8") + str(png).encode("utf-8")).hexdigest()
+    return "image" + digest[:10]
+
+
+def _swap_images(text: str, pixels: list[dict[int, int]], salt: str) -> str | None:
+    """``text`` with every embedded image's pixels swapped (:func:`swap_palette`), its PNG
+    written as matplotlib writes one, or None if a pixel has no counterpart."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    def swap(match: re.Match) -> str:
+        png = base64.b64decode(match.group(2))
+        rgba = np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+        keys, where = np.unique(pixel_key(rgba), return_inverse=True)
+        found = [m for m in pixels if all(int(k) in m for k in keys)]
+        if not found:
+            raise LookupError
+        swapped = np.array([found[0][int(k)] for k in keys], dtype=np.uint32)[where]
+        out = (swapped.reshape(rgba.shape[:2])[..., None] >> np.array([24, 16, 8, 0])) & 255
+        buffer = io.BytesIO()
+        Image.fromarray(out.astype(np.uint8)).save(buffer, format="png")
+        new = buffer.getvalue()
+        name = match.group(4)
+        if name == _image_id(png, salt):  # named by its PNG, not by a gid
+            name = _image_id(new, salt)
+        return f"{match.group(1)}{base64.b64encode(new).decode('ascii')}{match.group(3)}{name}"
+
+    try:
+        swapped, count = _IMAGE.subn(swap, text)
+    except LookupError:
+        return None
+    return swapped if count == text.count("<image ") else None
 
 
 def _stable_clip_ids(text: str) -> str:

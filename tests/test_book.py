@@ -16,7 +16,16 @@ from pe_book.pages.mathml import render_math
 from pe_book.pages.tables import TABLE_CLASS, grid_tables, table_markdown, wrapped_tables
 from pe_book.phone import labels_under_phone_figure, smallest_text, tidy_stacked_panels
 from pe_book.references import REFERENCES
-from pe_book.render import _palette_swap, draw_figure, render_svg, render_variant, svg_size
+from pe_book.render import (
+    _SALT,
+    _palette_swap,
+    _pixel_swap,
+    draw_figure,
+    render_svg,
+    render_variant,
+    svg_size,
+    swapped_to_dark,
+)
 from pe_book.style import (
     MAX_LEGEND_ENTRIES,
     PHONE_WIDTH,
@@ -51,7 +60,7 @@ def _swap_draws_the_dark_variant(name: str, layout: str, light: bytes, dark: byt
     (:func:`pe_book.render.render_variant`), it is the drawn dark variant, byte for byte."""
     if not FIGURES[name].swap:
         return
-    swapped = swap_palette(light, _palette_swap())
+    swapped = swapped_to_dark(light)
     assert swapped is None or swapped == dark, (
         f"{name} ({layout}): its light variant with the palette swapped is not the drawn "
         "dark one (a palette colour in a role the swap does not know, such as white text "
@@ -75,6 +84,26 @@ def test_the_swap_check_fails_on_a_colour_the_swap_gets_wrong():
     assert swap_palette(light, _palette_swap()) is None
     forced = swap_palette(light, {**_palette_swap(), "#000000": "#ffffff"})
     assert forced is not None and forced != dark
+
+
+def test_the_swap_check_fails_on_pixels_the_swap_gets_wrong():
+    """A heatmap's pixels swapped level for level are the drawn dark heatmap's; with the
+    dark levels in the wrong order, the check sees it. An annotated heatmap, whose cell
+    labels take the colour that reads on each cell, swaps to another drawing than the
+    dark one: it is registered with swap=False."""
+    light, dark = (
+        render_svg("sinusoidal_heatmap", "light"),
+        render_svg("sinusoidal_heatmap", "dark"),
+    )
+    assert swapped_to_dark(light) == dark
+    keys = sorted(_pixel_swap()[0])
+    shuffled = dict(zip(keys, [_pixel_swap()[0][k] for k in keys[1:] + keys[:1]], strict=True))
+    wrong = swap_palette(light, _palette_swap(), [shuffled, _pixel_swap()[1]], _SALT)
+    assert wrong is not None and wrong != dark
+    name = "order_problem_attention"
+    assert not FIGURES[name].swap
+    light, dark = render_svg(name, "light"), render_svg(name, "dark")
+    assert swapped_to_dark(light) not in (None, dark)
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

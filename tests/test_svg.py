@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 import matplotlib
 import numpy as np
 import pytest
+from PIL import Image
 
 from pe_book.render import render_svg
 from pe_book.style import THEMES, new_figure
@@ -20,8 +21,10 @@ from pe_book.svg import (
     COORDINATE_DECIMALS,
     GLYPH_STEP,
     HEATMAP_LEVELS,
+    _image_id,
     compact_svg,
     embed_images_unresampled,
+    pixel_key,
     quantise_heatmap_colours,
     swap_palette,
 )
@@ -279,3 +282,45 @@ def test_no_swap_for_a_colour_without_counterpart_or_an_embedded_image():
     assert swap_palette(_MARKERS.replace("#1f1f1f", "#123456").encode(), colours) is None
     image = '<image xlink:href="data:image/png;base64,AAAA" style="fill: #1f1f1f"/>'
     assert swap_palette(image.encode(), colours) is None
+
+
+def _png(rgba) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(np.asarray(rgba, dtype=np.uint8)).save(buffer, format="png")
+    return buffer.getvalue()
+
+
+def _image_element(png: bytes, name: str) -> bytes:
+    data = base64.b64encode(png).decode("ascii")
+    return f'<image xlink:href="data:image/png;base64,\n{data}" id="{name}"/>'.encode()
+
+
+def test_an_images_pixels_are_swapped_and_it_is_named_as_matplotlib_names_it():
+    """Each pixel of an embedded PNG swapped by the map, the PNG written as matplotlib
+    writes one and named by matplotlib's salted hash of it; a pixel the map lacks, or no
+    map at all, leaves the image to be drawn again."""
+    light = [[[10, 20, 30, 255], [40, 50, 60, 255]]]
+    dark = [[[1, 2, 3, 255], [4, 5, 6, 255]]]
+    keys = [int(k) for k in pixel_key(light[0])]
+    pixels = {keys[0]: int(pixel_key(dark[0][0])), keys[1]: int(pixel_key(dark[0][1]))}
+    png = _png(light)
+    svg = _image_element(png, _image_id(png, "salt"))
+    swapped = swap_palette(svg, {}, [pixels], "salt")
+    assert swapped == _image_element(_png(dark), _image_id(_png(dark), "salt"))
+    assert swap_palette(svg, {}, [{keys[0]: pixels[keys[0]]}], "salt") is None
+    assert swap_palette(svg, {}) is None
+    named = _image_element(png, "heatmap")  # a gid: kept
+    assert swap_palette(named, {}, [pixels], "salt") == _image_element(_png(dark), "heatmap")
+
+
+def test_an_image_is_named_as_matplotlib_names_it():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(1, 1))
+    fig.figimage(np.zeros((2, 2, 4), dtype=np.uint8) + 200)
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "salt"}):
+        fig.savefig(buffer, format="svg")
+    text = buffer.getvalue().decode()
+    data = re.search(r'base64,\n([^"]*)" id="([^"]*)"', text)
+    assert data.group(2) == _image_id(base64.b64decode(data.group(1)), "salt")

@@ -79,6 +79,7 @@ def _():
 
 @figure(
     "order_problem_attention",
+    swap=False,  # each cell's label takes the colour that reads on that cell
     alt="Four attention-weight matrices. Without positional encoding, the matrix for "
     "'man bites dog' is the matrix for 'dog bites man' with rows and columns swapped in "
     "the same way; with positional encoding added, the two matrices differ.",

@@ -66,6 +66,7 @@ def _annotated(ax, data, cmap, vmin, vmax, dark_cell):
 
 @figure(
     "relative_distance_matrices",
+    swap=False,  # each cell's label takes the colour that reads on that cell
     alt=f"Two annotated {SEQ_LEN} by {SEQ_LEN} matrices. Left: the offset j minus i, zero on "
     f"the diagonal, growing to {SEQ_LEN - 1} in the top-right corner and falling to "
     f"-{SEQ_LEN - 1} in the bottom-left. Right: Shaw et al.'s index with k = {MAX_DISTANCE}, "
