@@ -63,7 +63,7 @@ from ._checks import (
     check_size,
     check_storage_float_dtype,
 )
-from .rope import _complex_dtype, _rotate_pairs, apply_rope
+from .rope import _complex_dtype, _halves_tables, _rotate, _rotate_pairs, apply_rope
 from .sinusoidal import LAYOUTS
 
 __all__ = ["shift_rotated_keys", "repeated_shift_error", "cached_angle_error", "key_error"]
@@ -91,11 +91,26 @@ def _check_inv_freq(inv_freq, half: int, partial: bool) -> np.ndarray:
     return freq
 
 
+def _phasors(delta: np.ndarray, freq: np.ndarray, dtype) -> np.ndarray:
+    """``e^{iΔω}`` of every row's ``Δ`` and every pair, complex as rotations of ``dtype``
+    rows are computed: a pure rotation, no factor. Computed once per distinct ``Δ`` (a
+    cache shifts most rows by one ``Δ``), each row then taking its own."""
+    values, where = np.unique(delta, return_inverse=True)
+    theta = np.multiply.outer(values.astype(np.float64), freq)  # θ = Δ · ω_i, float64
+    rot = np.empty(theta.shape, dtype=_complex_dtype(dtype))
+    rot.real, rot.imag = np.cos(theta), np.sin(theta)
+    return rot[where.reshape(np.shape(delta))]
+
+
+def _turn_table(delta: np.ndarray, freq: np.ndarray, dtype, layout: str):
+    """The table :func:`~pe_explained.rope._rotate` turns ``dtype`` rows by ``R(Δ)`` with."""
+    rot = _phasors(delta, freq, dtype)
+    return rot if layout == "interleaved" else _halves_tables(rot)
+
+
 def _turn(keys: np.ndarray, delta: np.ndarray, freq: np.ndarray, layout: str, width: int):
     """``R(Δ)`` on the first ``width`` dimensions of every row; the rest pass through."""
-    theta = np.multiply.outer(delta.astype(np.float64), freq)  # θ = Δ · ω_i, float64
-    rot = np.empty(theta.shape, dtype=_complex_dtype(keys.dtype))
-    rot.real, rot.imag = np.cos(theta), np.sin(theta)  # e^{iΔω}: a pure rotation, no factor
+    rot = _phasors(delta, freq, keys.dtype)
     if width == keys.shape[-1]:
         return _rotate_pairs(keys, rot, layout)
     out = keys.copy()  # the dimensions after rotary_dim were never rotated
@@ -301,9 +316,10 @@ def repeated_shift_error(
 
     stored = store(exact)
     errors = np.empty(n_shifts + 1)
+    turn = _turn_table(shifts, freq, stored.dtype, layout)  # R(Δ), the same at every shift
     for j in range(n_shifts + 1):
         if j:
-            stored = store(_turn(stored, shifts, freq, layout, head_dim))  # round(R(Δ) · stored)
+            stored = store(_rotate(stored, turn, layout))  # round(R(Δ) · stored)
         truth = _turn(exact, j * shifts, freq, layout, head_dim)  # R(m + jΔ) k, float64
         errors[j] = np.max(np.linalg.norm(stored - truth, axis=-1) / norms)
     return np.where(np.isnan(errors), np.inf, errors)  # a value the format cannot hold
