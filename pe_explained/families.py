@@ -91,6 +91,14 @@ LAYER_LAYOUTS = {
         "sliding attention, and full attention every global_attn_every_n_layers-th layer (4th)"
     ),
     "chunked where rotating": "the rotating layers chunked, the NoPE layers full attention",
+    "first two, every 4th from 1, and the last": (
+        "full attention at layers 0 and 1, every 4th layer from layer 1 and the last, else sliding"
+    ),
+    "every 4th from the last": "full attention every 4th layer counted back from the last, "
+    "else sliding",
+    "global_attn_every_n_layers from 0": (
+        "full attention where i % global_attn_every_n_layers == 0 (3), else sliding"
+    ),
 }
 
 
@@ -143,6 +151,20 @@ _COHERE2_MOE_DENSE = (
 _V32_INDEXER = (
     "DeepSeek-V3.2's indexer rotates the first qk_rope_head_dim dims of its heads in "
     "halves, while MLA rotates interleaved pairs: the same tables, two pairings"
+)
+
+_ENCODER = (
+    "an encoder: every query attends to keys on both sides (no causal mask), so the "
+    "distances RoPE's scores depend on run both ways"
+)
+_TWO_SIDED = (
+    "its sliding layers see keys up to sliding_window positions away on either side "
+    "(|i - j| <= sliding_window, create_bidirectional_sliding_window_mask), not "
+    "sliding_window keys back"
+)
+_LAYER_ROPE_THETA = (
+    "layer_rope_theta 0 makes a layer NoPE (it gets no position embeddings); the other "
+    "layers rotate"
 )
 
 #: model_type → its rules, read from the file each entry names.
@@ -210,6 +232,14 @@ FAMILIES: dict[str, Family] = {
     ),
     "falcon": Family("models/falcon/modeling_falcon.py"),
     "falcon_h1": Family("models/falcon_h1/modeling_falcon_h1.py", layer_layout="hybrid"),
+    # `if self.sliding_window is not None:` rotate, and only sliding layers have a window
+    # (FlintConfig's sliding_window is an int, never null): full-attention layers are NoPE
+    "flint": Family(
+        "models/flint/modeling_flint.py",
+        rotates="sliding",
+        layer_layout="first two, every 4th from 1, and the last",
+        defaults={"sliding_window": 513},
+    ),
     "gemma": Family("models/gemma/modeling_gemma.py"),
     "gemma2": Family("models/gemma2/modeling_gemma2.py"),
     "gemma3": Family(
@@ -229,6 +259,11 @@ FAMILIES: dict[str, Family] = {
     "glm": Family("models/glm/modeling_glm.py", "interleaved"),
     "glm4": Family("models/glm4/modeling_glm4.py", "interleaved"),
     "glm4_moe": Family("models/glm4_moe/modeling_glm4_moe.py"),
+    # MLA: interleaved pairs when rope_interleave (default true), else halves; the class
+    # reads head_dim as qk_rope_head_dim
+    "glm4_moe_lite": Family(
+        "models/glm4_moe_lite/modeling_glm4_moe_lite.py", "interleaved", notes=(_MLA,)
+    ),
     "gpt_neox": Family("models/gpt_neox/modeling_gpt_neox.py"),
     "gpt_oss": Family("models/gpt_oss/modeling_gpt_oss.py", sliding_pattern=2),
     "gptj": Family("models/gptj/modeling_gptj.py", "interleaved"),
@@ -271,6 +306,14 @@ FAMILIES: dict[str, Family] = {
             "whatever it says"
         },
     ),
+    # `if self.sliding_window is None or self.is_sliding:` rotate, as EXAONE 4 (with a null
+    # window Kolibri1Model itself fails in 5.23: it builds a sliding-window mask regardless)
+    "kolibri1": Family(
+        "models/kolibri1/modeling_kolibri1.py",
+        rotates="sliding when windowed",
+        sliding_pattern=5,
+        defaults={"sliding_window": 513},
+    ),
     "llama": Family("models/llama/modeling_llama.py"),
     "llama4": _LLAMA4,
     "llama4_text": _LLAMA4,  # the text tower: one family, one file
@@ -285,7 +328,25 @@ FAMILIES: dict[str, Family] = {
     "ministral3": Family("models/ministral3/modeling_ministral3.py"),
     "mistral": Family("models/mistral/modeling_mistral.py"),
     "mistral3": Family("models/mistral3/modeling_mistral3.py"),
+    # MLA: interleaved pairs when rope_interleave (default true); its class's RoPE and head
+    # width are read by hf_families
+    "mistral4": Family("models/mistral4/modeling_mistral4.py", "interleaved", notes=(_MLA,)),
     "mixtral": Family("models/mixtral/modeling_mixtral.py"),
+    # ModernBertConfig: legacy global_rope_theta and local_rope_theta, and sliding_window =
+    # local_attention // 2 (hf_families)
+    "modernbert": Family(
+        "models/modernbert/modeling_modernbert.py",
+        layer_layout="global_attn_every_n_layers from 0",
+        notes=(_ENCODER, _TWO_SIDED),
+    ),
+    # its text model is ModernBERT's (text_config)
+    "modernvbert": Family("models/modernvbert/modeling_modernvbert.py", notes=(_ENCODER,)),
+    # NoPE where layer_rope_theta is 0 (hf_families); rotating layers use rope_parameters
+    "muse_glimmer_text": Family(
+        "models/muse_glimmer/modeling_muse_glimmer.py",
+        layer_layout="every 4th from the last",
+        notes=(_LAYER_ROPE_THETA,),
+    ),
     # NemotronHAttention takes no position embeddings: its attention layers are NoPE
     "nemotron_h": Family(
         "models/nemotron_h/modeling_nemotron_h.py",
@@ -345,4 +406,9 @@ FAMILIES: dict[str, Family] = {
     "smollm3": Family("models/smollm3/modeling_smollm3.py", no_rope_layers=True),
     "stablelm": Family("models/stablelm/modeling_stablelm.py"),
     "starcoder2": Family("models/starcoder2/modeling_starcoder2.py"),
+    "ultrabert": Family(
+        "models/ultrabert/modeling_ultrabert.py", sliding_pattern=3, notes=(_ENCODER, _TWO_SIDED)
+    ),
+    # its text model is UltraBERT's (text_config)
+    "ultravbert": Family("models/ultravbert/modeling_ultravbert.py", notes=(_ENCODER,)),
 }

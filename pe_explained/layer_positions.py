@@ -49,6 +49,8 @@ rotation), as the registry :mod:`~pe_explained.families` records it:
                          Mamba elsewhere; its attention never rotates
 ``afmoe``,               only sliding layers rotate (EXAONE-MoE's, as EXAONE 4's, when
 ``exaone_moe``           windowed; its class's window is 4096)
+``flint``, ``kolibri1``  only sliding layers rotate (Kolibri's, as EXAONE 4's, when windowed)
+``muse_glimmer_text``    NoPE where ``layer_rope_theta`` is 0 (its class: every 4th from the last)
 =======================  ==================================================================
 
 Other families: every attention layer rotates with its layer type's RoPE.
@@ -269,7 +271,25 @@ _LAYOUTS = {
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention"
         for i in range(count)
     ],
+    "first two, every 4th from 1, and the last": lambda cfg, path, count: [  # Flint
+        "full_attention" if i < 2 or i % 4 == 1 or i == count - 1 else "sliding_attention"
+        for i in range(count)
+    ],
+    "every 4th from the last": lambda cfg, path, count: [  # Muse Glimmer's text model
+        "full_attention" if (count - 1 - i) % 4 == 0 else "sliding_attention" for i in range(count)
+    ],
+    "global_attn_every_n_layers from 0": lambda cfg, path, count: _global_from_0(cfg, path, count),
 }
+
+
+def _global_from_0(cfg: Mapping, path: str, count: int) -> list[str]:
+    """ModernBERT: full attention where ``i % global_attn_every_n_layers == 0``, else sliding."""
+    every = check_config_int(
+        f"{path}['global_attn_every_n_layers']",
+        cfg.get("global_attn_every_n_layers", 3),
+        "layers",
+    )
+    return ["sliding_attention" if i % every else "full_attention" for i in range(count)]
 
 
 def _attention_at(cfg: Mapping, path: str, count: int) -> list[str]:
