@@ -14,6 +14,8 @@ lives here, with the file it was read from (``transformers`` 5.23's
   lists none (:data:`LAYER_LAYOUTS`);
 * ``no_rope_layers``: a ``no_rope_layers`` list (1: the layer rotates), made every
   ``no_rope_layer_interval``-th (4th) layer NoPE when the file gives none;
+* ``window_types``: the layer types its code gives the sliding window, where not the
+  sliding ones (MiniMax's full-attention layers);
 * ``sliding_pattern``: the class's default ``sliding_window_pattern`` (layer i is
   global when (i + 1) % pattern == 0); ``attention_chunk``: its default
   ``attention_chunk_size``;
@@ -96,9 +98,15 @@ LAYER_LAYOUTS = {
     ),
     "every 4th from the last": "full attention every 4th layer counted back from the last, "
     "else sliding",
+    "every 4th from 0": "full attention at layers 0, 4, 8, …, else sliding",
     "global_attn_every_n_layers from 0": (
         "full attention where i % global_attn_every_n_layers == 0 (3), else sliding"
     ),
+    "every 6th and the last": "full attention every 6th layer and the last, else sliding",
+    "full_attn_idxs": "full attention at the layers full_attn_idxs lists (all without it), "
+    "else a short convolution (conv)",
+    "alternating from full": "full attention at even layers, linear attention at odd ones",
+    "full": "full attention at every layer",
 }
 
 
@@ -112,6 +120,7 @@ class Family:
     mixer: str | None = None
     layer_layout: str | None = None
     no_rope_layers: bool = False
+    window_types: tuple[str, ...] | None = None
     sliding_pattern: int | None = None
     attention_chunk: int | None = None
     reads_rope_interleave: bool = True
@@ -268,7 +277,18 @@ FAMILIES: dict[str, Family] = {
     "gpt_oss": Family("models/gpt_oss/modeling_gpt_oss.py", sliding_pattern=2),
     "gptj": Family("models/gptj/modeling_gptj.py", "interleaved"),
     "granite": Family("models/granite/modeling_granite.py"),
+    # one rotary embedding per distinct non-zero layer_rope_theta; 0: NoPE (hf_families)
+    "granite_swa": Family(
+        "models/granite_swa/modeling_granite_swa.py",
+        layer_layout="every 4th from 0",
+        defaults={"sliding_window": 128},
+    ),
     "granitemoe": Family("models/granitemoe/modeling_granitemoe.py"),
+    "granitemoe_swa": Family(
+        "models/granitemoe_swa/modeling_granitemoe_swa.py",
+        layer_layout="every 4th from 0",
+        defaults={"sliding_window": 128},
+    ),
     "granitemoehybrid": Family(
         "models/granitemoehybrid/modeling_granitemoehybrid.py",
         rotates="position_embedding_type",
@@ -314,14 +334,27 @@ FAMILIES: dict[str, Family] = {
         sliding_pattern=5,
         defaults={"sliding_window": 513},
     ),
+    # layer_types "conv": a short causal convolution (Lfm2ShortConv), no attention
+    "lfm2": Family(
+        "models/lfm2/modeling_lfm2.py", mixer="short convolution", layer_layout="full_attn_idxs"
+    ),
     "llama": Family("models/llama/modeling_llama.py"),
     "llama4": _LLAMA4,
     "llama4_text": _LLAMA4,  # the text tower: one family, one file
+    "mellum": Family("models/mellum/modeling_mellum.py", layer_layout="full"),
     # its own rotary code: per layer type, int(head_dim * partial_rotary_factor) dims
     "mimo_v2_flash": Family(
         "models/mimo_v2_flash/modeling_mimo_v2_flash.py",
         layer_layout="first and every 6th",
         defaults={"sliding_window": 129},
+    ),
+    # linear_attention layers are MiniMaxLightningAttention; a sliding_window applies to
+    # the full-attention layers (MiniMaxAttention)
+    "minimax": Family(
+        "models/minimax/modeling_minimax.py",
+        mixer="lightning attention",
+        layer_layout="alternating from full",
+        window_types=("full_attention",),
     ),
     "minimax_m2": Family("models/minimax_m2/modeling_minimax_m2.py"),
     "ministral": Family("models/ministral/modeling_ministral.py"),
@@ -358,6 +391,12 @@ FAMILIES: dict[str, Family] = {
             key: "NemotronHAttention takes no position embeddings"
             for key in ("rope_theta", "partial_rotary_factor", "rope_scaling")
         },
+    ),
+    # per-type partial rotation; windows per layer (per_layer_config, hf_families)
+    "neomme": Family(
+        "models/neomme/modeling_neomme.py",
+        layer_layout="every 6th and the last",
+        notes=(_ENCODER, _TWO_SIDED),
     ),
     "olmo": Family("models/olmo/modeling_olmo.py"),
     "olmo2": Family("models/olmo2/modeling_olmo2.py"),

@@ -28,8 +28,10 @@ class it follows (``transformers`` 5.23):
   head_dim`` (``HunYuanDenseV1RotaryEmbedding``), not dynamic scaling;
 * Mistral 4: ``head_dim`` is qk_nope_head_dim + qk_rope_head_dim, of which the RoPE
   dict's share must be MLA's qk_rope_head_dim dims (read as all of them; YaRN installed
-  without a dict); Muse Glimmer: ``layer_rope_theta`` (0: NoPE); ModernBERT:
-  ``global_rope_theta`` and ``local_rope_theta`` and a window of ``local_attention // 2``;
+  without a dict); Granite SWA and Muse Glimmer: ``layer_rope_theta`` (0: NoPE, else
+  Granite's base per layer); ModernBERT: ``global_rope_theta`` and ``local_rope_theta``
+  and a window of ``local_attention // 2``; NeoMME: per-type bases and shares, every
+  second sliding layer's window 1024;
   UltraBERT's legacy lists refused;
 * the base and ``max_position_embeddings`` when the file gives none
   (:data:`CLASS_DEFAULTS`): ``{"model_type": "llama"}`` rotates with base 10,000 and a
@@ -89,13 +91,18 @@ CLASS_DEFAULTS = {
     "gpt_neox": (10_000.0, 2_048),
     "gpt_oss": (150_000.0, 131_072),
     "granite": (10_000.0, 2_048),
+    "granite_swa": (10_000.0, 8_192),
+    "granitemoe_swa": (10_000.0, 2_048),
     "helium": (100_000.0, 4_096),
     "hunyuan_v1_dense": (10_000.0, 2_048),
     "kolibri1": (10_000.0, 262_144),
+    "lfm2": (1_000_000.0, 128_000),
     "llama": (10_000.0, 2_048),
     "llama4": (500_000.0, 131_072),
     "llama4_text": (500_000.0, 131_072),
+    "mellum": (None, 131_072),
     "mimo_v2_flash": (None, 131_072),
+    "minimax": (1_000_000.0, 131_072),
     "minimax_m2": (5_000_000.0, 196_608),
     "ministral": (10_000.0, 131_072),
     "mistral": (10_000.0, 131_072),
@@ -104,6 +111,7 @@ CLASS_DEFAULTS = {
     "modernbert": (None, 8_192),
     "muse_glimmer_text": (10_000.0, 131_072),
     "nemotron": (10_000.0, 4_096),
+    "neomme": (None, 16_384),
     "olmo": (10_000.0, 2_048),
     "olmo2": (10_000.0, 2_048),
     "olmo3": (500_000.0, 2_048),
@@ -117,6 +125,7 @@ CLASS_DEFAULTS = {
     "qwen3_next": (10_000.0, 32_768),
     "smollm3": (2_000_000.0, 32_768),
     "stablelm": (10_000.0, 4_096),
+    "starcoder2": (10_000.0, 4_096),
     "ultrabert": (None, 32_768),
 }
 #: ``default_theta`` of the configuration classes that do not use 10,000.
@@ -157,6 +166,10 @@ _DEFAULT_ROPE = {
         "original_max_position_embeddings": 4096,
     },
     # one RoPE per layer type
+    "mellum": {
+        "full_attention": {"rope_type": "default", "rope_theta": 500_000.0},
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+    },
     "ultrabert": {
         "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
         "full_attention": {"rope_type": "default", "rope_theta": 2_560_000.0},
@@ -588,6 +601,40 @@ def _modernbert(cfg: dict, path: str, notes: list[str]) -> None:
         )
 
 
+def _neomme(cfg: dict, path: str, notes: list[str]) -> None:
+    """NeoMME: one RoPE per layer type, each filled in from a top-level ``rope_theta`` (both
+    types) or the class's bases (10⁶ full, 10⁴ sliding) and shares (0.25 full, 1 sliding);
+    without ``per_layer_config``, every second sliding layer's window is 1024
+    (``NeoMMEConfig``)."""
+    rope = cfg.get("rope_parameters")
+    by_type = dict(rope) if isinstance(rope, Mapping) else {}
+    theta = cfg.pop("rope_theta", None)
+    if theta is not None:
+        notes.append(f"{path}['rope_theta'] = {theta!r} is both layer types' base (NeoMMEConfig)")
+    for kind, base, share in (("full_attention", 1e6, 0.25), ("sliding_attention", 1e4, 1.0)):
+        entry = by_type.get(kind, {})
+        if not isinstance(entry, Mapping):
+            continue  # refused where the RoPE is read
+        entry = {"rope_type": "default", "rope_theta": base if theta is None else theta, **entry}
+        by_type[kind] = {"partial_rotary_factor": share, **entry}
+    cfg["rope_parameters"] = by_type
+    if "per_layer_config" in cfg or cfg.get("num_hidden_layers") is None:
+        return
+    count = check_config_int(f"{path}['num_hidden_layers']", cfg["num_hidden_layers"], "layers")
+    types = cfg.get("layer_types")
+    if not isinstance(types, list):
+        types = [
+            "full_attention" if (i + 1) % 6 == 0 or i == count - 1 else "sliding_attention"
+            for i in range(count)
+        ]
+    sliding = [i for i, kind in enumerate(types[:count]) if kind == "sliding_attention"]
+    cfg["per_layer_config"] = {str(i): {"sliding_window": 1024} for i in sliding[1::2]}
+    notes.append(
+        f"{path} gives no per_layer_config: NeoMMEConfig gives every second sliding layer a "
+        "window of 1024"
+    )
+
+
 def _ultrabert(cfg: dict, path: str, notes: list[str]) -> None:
     """UltraBERT's legacy files: a ``rope_theta`` list (one base per layer) and
     ``attention_windows``, which its class turns into one RoPE per layer type; refused."""
@@ -703,10 +750,12 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         _mimo_v2_flash(out, path, notes)
     elif model_type == "mistral4":
         _mistral4(out, path, notes)
-    elif model_type == "muse_glimmer_text":
+    elif model_type in ("granite_swa", "granitemoe_swa", "muse_glimmer_text"):
         _layer_rope_theta(out, path, notes)
     elif model_type == "modernbert":
         _modernbert(out, path, notes)
+    elif model_type == "neomme":
+        _neomme(out, path, notes)
     elif model_type == "ultrabert":
         _ultrabert(out, path, notes)
 

@@ -62,6 +62,21 @@ def test_each_tiny_config_is_read_from_its_family_s_code(name):
     assert not any(p.assumed for p in model.layers), name
 
 
+def test_the_windows_of_the_families_whose_code_places_them():
+    """Windows are not observed above (the tiny models run 12 tokens): MiniMax's window is on
+    its full-attention layers, NeoMME's alternates by per_layer_config (its class: every
+    second sliding layer 1024), ModernBERT's is half of local_attention."""
+    minimax = {**CONFIGS["minimax"], "sliding_window": 64}
+    assert [(p.source, p.window) for p in read_model(minimax).layers] == [
+        ("rotary", 64),
+        ("recurrence", None),
+    ] * 2
+    neomme = [p.window for p in read_model(CONFIGS["neomme"]).layers]
+    assert neomme == [4, 1024, 4, 1024, 4, None]
+    modernbert = [p.window for p in read_model(CONFIGS["modernbert"]).layers]
+    assert modernbert == [None, 4, 4, None]
+
+
 def test_the_comparison_fails_on_a_wrong_answer():
     """A NoPE layer said to rotate, a Gated DeltaNet layer said to attend, and frequencies
     off by one part in 10⁵: each is reported."""
