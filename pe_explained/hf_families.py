@@ -31,8 +31,8 @@ class it follows (``transformers`` 5.23):
   without a dict); Granite SWA and Muse Glimmer: ``layer_rope_theta`` (0: NoPE, else
   Granite's base per layer); ModernBERT: ``global_rope_theta`` and ``local_rope_theta``
   and a window of ``local_attention // 2``; NeoMME: per-type bases and shares, every
-  second sliding layer's window 1024;
-  UltraBERT's legacy lists refused;
+  second sliding layer's window 1024; EmbeddingGemma 2 and Gemma 4 Unified: full-attention
+  heads of 512; UltraBERT's legacy lists refused;
 * the base and ``max_position_embeddings`` when the file gives none
   (:data:`CLASS_DEFAULTS`): ``{"model_type": "llama"}`` rotates with base 10,000 and a
   context of 2,048, Gemma 3 27B-it's ``text_config`` (no length) has Gemma 3's 131,072,
@@ -68,33 +68,62 @@ __all__ = [
 CLASS_DEFAULTS = {
     "afmoe": (10_000.0, 16_384),
     "apertus": (12_000_000.0, 65_536),
+    "arcee": (10_000.0, 4_096),
+    "aria_text": (10_000.0, 2_048),
+    "axk1": (10_000.0, 32_768),
+    "axk2": (10_000.0, 131_072),
     "bamba": (10_000.0, 262_144),
+    "bitnet": (500_000.0, 2_048),
     "cohere": (500_000.0, 8_192),
     "cohere2": (10_000.0, 8_192),
+    "cosmos3_edge_text": (100_000_000.0, 131_072),
     "deepseek_v2": (10_000.0, 2_048),
     "deepseek_v3": (10_000.0, 4_096),
+    "diffllama": (10_000.0, 2_048),
+    "doge": (10_000.0, 2_048),
+    "embedding_gemma2": (None, 262_144),
+    "embedding_gemma2_text": (None, 262_144),
     "ernie4_5": (500_000.0, 131_072),
     "ernie4_5_moe": (500_000.0, 131_072),
+    "esmc": (10_000.0, 2_048),
+    "eurobert": (10_000.0, 8_192),
     "exaone4": (10_000.0, 2_048),
     "exaone_moe": (10_000.0, 2_048),
     "falcon": (10_000.0, 2_048),
+    "flex_olmo": (500_000.0, 4_096),
     "flint": (10_000.0, 262_144),
+    "fuyu": (10_000.0, 16_384),
     "gemma": (10_000.0, 8_192),
     "gemma2": (10_000.0, 8_192),
     "gemma3": (None, 131_072),
     "gemma3_text": (None, 131_072),
     "gemma3n": (None, 32_768),
     "gemma3n_text": (None, 32_768),
+    "gemma4_unified": (None, 262_144),
+    "gemma4_unified_text": (None, 262_144),
     "glm": (10_000.0, 131_072),
     "glm4": (10_000.0, 131_072),
     "glm4_moe_lite": (10_000.0, 202_752),
+    "glm_ocr_text": (10_000.0, 131_072),
     "gpt_neox": (10_000.0, 2_048),
+    "gpt_neox_japanese": (10_000.0, 2_048),
     "gpt_oss": (150_000.0, 131_072),
     "granite": (10_000.0, 2_048),
+    "granite_docling_text": (10_000.0, 32_768),
     "granite_swa": (10_000.0, 8_192),
     "granitemoe_swa": (10_000.0, 2_048),
+    "granitemoeshared": (10_000.0, 2_048),
+    "gte": (160_000.0, 8_192),
     "helium": (100_000.0, 4_096),
     "hunyuan_v1_dense": (10_000.0, 2_048),
+    "hy_v3": (11_158_840.0, 131_072),
+    "hy_v4": (10_000.0, 262_144),
+    "hyperclovax": (10_000.0, 2_048),
+    "internlm3": (10_000.0, 32_768),
+    "iquestcoder": (10_000.0, 131_072),
+    "jais2": (10_000.0, 8_192),
+    "jetmoe": (10_000.0, 4_096),
+    "jina_embeddings_v3": (20_000.0, 8_194),
     "kolibri1": (10_000.0, 262_144),
     "lfm2": (1_000_000.0, 128_000),
     "llama": (10_000.0, 2_048),
@@ -102,31 +131,42 @@ CLASS_DEFAULTS = {
     "llama4_text": (500_000.0, 131_072),
     "mellum": (None, 131_072),
     "mimo_v2_flash": (None, 131_072),
+    "minicpm3": (10_000.0, 32_768),
     "minimax": (1_000_000.0, 131_072),
     "minimax_m2": (5_000_000.0, 196_608),
     "ministral": (10_000.0, 131_072),
     "mistral": (10_000.0, 131_072),
     "mistral4": (10_000.0, 1_048_576),
+    "mistral_large4_text": (10_000.0, 1_048_576),
     "mixtral": (1_000_000.0, 131_072),
     "modernbert": (None, 8_192),
+    "molmo2_text": (10_000.0, 36_864),
     "muse_glimmer_text": (10_000.0, 131_072),
+    "nanochat": (10_000.0, 2_048),
     "nemotron": (10_000.0, 4_096),
     "neomme": (None, 16_384),
     "olmo": (10_000.0, 2_048),
     "olmo2": (10_000.0, 2_048),
     "olmo3": (500_000.0, 2_048),
+    "olmoe": (10_000.0, 4_096),
+    "openai_privacy_filter": (150_000.0, 131_072),
     "persimmon": (10_000.0, 16_384),
     "phi": (10_000.0, 2_048),
     "phi3": (10_000.0, 4_096),
+    "phimoe": (1_000_000.0, 131_072),
     "qwen2": (10_000.0, 32_768),
     "qwen2_moe": (10_000.0, 32_768),
     "qwen3": (10_000.0, 32_768),
     "qwen3_moe": (10_000.0, 32_768),
     "qwen3_next": (10_000.0, 32_768),
+    "qwen3_vl_moe_text": (500_000.0, 128_000),
     "smollm3": (2_000_000.0, 32_768),
+    "solar_open": (1_000_000.0, 131_072),
     "stablelm": (10_000.0, 4_096),
     "starcoder2": (10_000.0, 4_096),
     "ultrabert": (None, 32_768),
+    "vaultgemma": (10_000.0, 8_192),
+    "youtu": (10_000.0, 131_072),
 }
 #: ``default_theta`` of the configuration classes that do not use 10,000.
 DEFAULT_THETAS = {
@@ -145,6 +185,24 @@ _PARTIAL_DEFAULTS = {
     "qwen3_5_moe": 0.25,
     "qwen3_5_moe_text": 0.25,
     "glm4_moe": 0.5,
+    "persimmon": 0.5,  # PersimmonConfig, and FuyuConfig for a flat file
+    "fuyu": 0.5,
+}
+_PER_TYPE_1E6 = {
+    "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+    "full_attention": {"rope_type": "default", "rope_theta": 1_000_000.0},
+}
+#: Families whose class gives full-attention layers heads of their own (512 by default).
+_GLOBAL_HEAD_TYPES = frozenset(
+    {"embedding_gemma2", "embedding_gemma2_text", "gemma4_unified", "gemma4_unified_text"}
+)
+_GEMMA4_ROPE = {
+    "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+    "full_attention": {
+        "rope_type": "proportional",
+        "partial_rotary_factor": 0.25,
+        "rope_theta": 1_000_000.0,
+    },
 }
 #: The RoPE dict a class installs when the file gives none (one per layer type where the
 #: class keys it so).
@@ -165,7 +223,28 @@ _DEFAULT_ROPE = {
         "truncate": False,
         "original_max_position_embeddings": 4096,
     },
+    "mistral_large4_text": {
+        "rope_type": "yarn",
+        "rope_theta": 10_000.0,
+        "factor": 2048.0,
+        "original_max_position_embeddings": 512,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "attention_factor": 1.0,
+    },
+    "openai_privacy_filter": {
+        "rope_type": "yarn",
+        "factor": 32.0,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "truncate": False,
+        "original_max_position_embeddings": 4096,
+    },
     # one RoPE per layer type
+    "embedding_gemma2": _PER_TYPE_1E6,
+    "embedding_gemma2_text": _PER_TYPE_1E6,
+    "gemma4_unified": _GEMMA4_ROPE,
+    "gemma4_unified_text": _GEMMA4_ROPE,
     "mellum": {
         "full_attention": {"rope_type": "default", "rope_theta": 500_000.0},
         "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
@@ -635,6 +714,17 @@ def _neomme(cfg: dict, path: str, notes: list[str]) -> None:
     )
 
 
+def _global_head_dim(cfg: dict, path: str, notes: list[str]) -> None:
+    """EmbeddingGemma 2 and Gemma 4 Unified: without ``per_layer_config`` the class gives
+    the full-attention layers heads of ``global_head_dim`` (512 when the file gives none)."""
+    if "per_layer_config" not in cfg and cfg.get("global_head_dim") is None:
+        cfg["global_head_dim"] = 512
+        notes.append(
+            f"{path} gives no per_layer_config or global_head_dim: the class gives the "
+            "full-attention layers heads of 512"
+        )
+
+
 def _ultrabert(cfg: dict, path: str, notes: list[str]) -> None:
     """UltraBERT's legacy files: a ``rope_theta`` list (one base per layer) and
     ``attention_windows``, which its class turns into one RoPE per layer type; refused."""
@@ -758,7 +848,8 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         _neomme(out, path, notes)
     elif model_type == "ultrabert":
         _ultrabert(out, path, notes)
-
+    elif model_type in _GLOBAL_HEAD_TYPES:
+        _global_head_dim(out, path, notes)
     # what the registry records the class filling in beyond base and length (a window)
     family = FAMILIES.get(model_type)
     for key, value in ({} if family is None else family.defaults or {}).items():

@@ -437,6 +437,9 @@ def _window_and_chunk(cfg: Mapping, path: str) -> tuple[int | None, int | None]:
         check_bool(f"{path}['use_sliding_window']", use)
     # Qwen2, SmolLM3: a window in the file is used only with use_sliding_window
     window = None if use is False else cfg.get("sliding_window")
+    family = FAMILIES.get(cfg.get("model_type"))
+    if family is not None and "sliding_window" in (family.unread or {}):
+        window = None  # its code does not read it (noted by read_model)
     if window is not None:
         window = check_config_int(f"{path}['sliding_window']", window, "length")
     family = FAMILIES.get(cfg.get("model_type"))
