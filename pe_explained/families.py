@@ -107,6 +107,10 @@ LAYER_LAYOUTS = {
     "else a short convolution (conv)",
     "alternating from full": "full attention at even layers, linear attention at odd ones",
     "full": "full attention at every layer",
+    "conv, sliding and full by 4": (
+        "full attention where i % 4 == 2, sliding where i % 4 == 0 (from layer 4), else a short "
+        "convolution (conv)"
+    ),
 }
 
 
@@ -419,6 +423,12 @@ FAMILIES: dict[str, Family] = {
     # layer_types "conv": a short causal convolution (Lfm2ShortConv), no attention
     "lfm2": Family(
         "models/lfm2/modeling_lfm2.py", mixer="short convolution", layer_layout="full_attn_idxs"
+    ),
+    # LFM2's conv layers beside sliding and full attention, one RoPE per layer type
+    "lfm3": Family(
+        "models/lfm3/modeling_lfm3.py",
+        mixer="short convolution",
+        layer_layout="conv, sliding and full by 4",
     ),
     "llama": Family("models/llama/modeling_llama.py"),
     "llama4": _LLAMA4,

@@ -126,6 +126,7 @@ CLASS_DEFAULTS = {
     "jina_embeddings_v3": (20_000.0, 8_194),
     "kolibri1": (10_000.0, 262_144),
     "lfm2": (1_000_000.0, 128_000),
+    "lfm3": (None, 128_000),
     "llama": (10_000.0, 2_048),
     "llama4": (500_000.0, 131_072),
     "llama4_text": (500_000.0, 131_072),
@@ -245,6 +246,14 @@ _DEFAULT_ROPE = {
     "embedding_gemma2_text": _PER_TYPE_1E6,
     "gemma4_unified": _GEMMA4_ROPE,
     "gemma4_unified_text": _GEMMA4_ROPE,
+    "lfm3": {
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+        "full_attention": {
+            "rope_type": "proportional",
+            "rope_theta": 1_000_000.0,
+            "partial_rotary_factor": 0.5,
+        },
+    },
     "mellum": {
         "full_attention": {"rope_type": "default", "rope_theta": 500_000.0},
         "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},

@@ -52,6 +52,8 @@ rotation), as the registry :mod:`~pe_explained.families` records it:
 ``exaone_moe``           windowed; its class's window is 4096)
 ``flint``, ``kolibri1``  only sliding layers rotate (Kolibri's, as EXAONE 4's, when windowed)
 ``lfm2``                 ``conv`` layers (a short convolution) except at ``full_attn_idxs``
+``lfm3``                 ``conv`` layers beside sliding and full attention (full where
+                         i % 4 == 2, sliding where i % 4 == 0 from layer 4)
 ``minimax``              lightning attention at odd layers; the window on full attention
 ``granite_swa``,         ``layer_rope_theta``: each layer's base, 0 for NoPE (Muse Glimmer's
 ``muse_glimmer_text``    text model reads only which entries are 0)
@@ -297,6 +299,10 @@ _LAYOUTS = {
         "full_attention" if i % 2 == 0 else "linear_attention" for i in range(count)
     ],
     "full": lambda cfg, path, count: ["full_attention"] * count,  # Mellum
+    "conv, sliding and full by 4": lambda cfg, path, count: [  # LFM3
+        "full_attention" if i % 4 == 2 else "sliding_attention" if i % 4 == 0 and i else "conv"
+        for i in range(count)
+    ],
 }
 
 
