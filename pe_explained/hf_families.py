@@ -304,6 +304,7 @@ LEGACY_NAMES = {
     "t5": _T5_NAMES,
     "mt5": _T5_NAMES,
     "hunyuan": {"attention_head_dim": "head_dim"},  # the remote code's name for the head
+    "jetmoe": {"kv_channels": "head_dim"},  # JetMoeConfig's attribute_map
 }
 
 
@@ -799,7 +800,8 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         )
     model_type = out.get("model_type")
     for legacy, standard in LEGACY_NAMES.get(model_type, {}).items():
-        if legacy in out and standard not in out:
+        # a class's to_dict writes both names, the standard one None (JetMoE's head_dim)
+        if legacy in out and out.get(standard) is None:
             out[standard] = out[legacy]
     states_rope = any(k in out for k in ("rope_theta", *_ROPE_DICT_KEYS))
     if model_type in _IMPLICIT_ROPE and not states_rope:

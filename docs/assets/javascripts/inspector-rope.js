@@ -445,6 +445,7 @@
     mpt: { n_heads: "num_attention_heads", d_model: "hidden_size", n_layers: "num_hidden_layers" },
     gpt_neo: { num_heads: "num_attention_heads", num_layers: "num_hidden_layers" },
     t5: T5_NAMES, mt5: T5_NAMES, hunyuan: { attention_head_dim: "head_dim" },
+    jetmoe: { kv_channels: "head_dim" },
   };
   const legacyKey = (type, standard) => Object.entries(get(LEGACY, type, {}))
     .find(([, name]) => name === standard)?.[0] ?? standard;
@@ -629,7 +630,8 @@
     }
     const type = get(out, "model_type");
     Object.entries(get(LEGACY, type, {})).forEach(([legacy, standard]) => {
-      if (has(out, legacy) && !has(out, standard)) out[standard] = out[legacy];
+      // a class's to_dict writes both names, the standard one None (JetMoE's head_dim)
+      if (has(out, legacy) && get(out, standard) === null) out[standard] = out[legacy];
     });
     const statesRope = ["rope_theta", "rope_scaling", "rope_parameters"].some((k) => has(out, k));
     const alibiFalcon = type === "falcon" && truthy(get(out, "alibi"));
