@@ -14,6 +14,8 @@ lives here, with the file it was read from (``transformers`` 5.23's
   lists none (:data:`LAYER_LAYOUTS`);
 * ``no_rope_layers``: a ``no_rope_layers`` list (1: the layer rotates), made every
   ``no_rope_layer_interval``-th (4th) layer NoPE when the file gives none;
+* ``window_types``: the layer types its code gives the sliding window, where not the
+  sliding ones (MiniMax's full-attention layers);
 * ``sliding_pattern``: the class's default ``sliding_window_pattern`` (layer i is
   global when (i + 1) % pattern == 0); ``attention_chunk``: its default
   ``attention_chunk_size``;
@@ -91,6 +93,24 @@ LAYER_LAYOUTS = {
         "sliding attention, and full attention every global_attn_every_n_layers-th layer (4th)"
     ),
     "chunked where rotating": "the rotating layers chunked, the NoPE layers full attention",
+    "first two, every 4th from 1, and the last": (
+        "full attention at layers 0 and 1, every 4th layer from layer 1 and the last, else sliding"
+    ),
+    "every 4th from the last": "full attention every 4th layer counted back from the last, "
+    "else sliding",
+    "every 4th from 0": "full attention at layers 0, 4, 8, …, else sliding",
+    "global_attn_every_n_layers from 0": (
+        "full attention where i % global_attn_every_n_layers == 0 (3), else sliding"
+    ),
+    "every 6th and the last": "full attention every 6th layer and the last, else sliding",
+    "full_attn_idxs": "full attention at the layers full_attn_idxs lists (all without it), "
+    "else a short convolution (conv)",
+    "alternating from full": "full attention at even layers, linear attention at odd ones",
+    "full": "full attention at every layer",
+    "conv, sliding and full by 4": (
+        "full attention where i % 4 == 2, sliding where i % 4 == 0 (from layer 4), else a short "
+        "convolution (conv)"
+    ),
 }
 
 
@@ -104,6 +124,7 @@ class Family:
     mixer: str | None = None
     layer_layout: str | None = None
     no_rope_layers: bool = False
+    window_types: tuple[str, ...] | None = None
     sliding_pattern: int | None = None
     attention_chunk: int | None = None
     reads_rope_interleave: bool = True
@@ -145,6 +166,40 @@ _V32_INDEXER = (
     "halves, while MLA rotates interleaved pairs: the same tables, two pairings"
 )
 
+_AXK2_INDEXER = (
+    "AXK2's indexer rotates the first qk_rope_head_dim dims of its heads in halves, while "
+    "MLA rotates interleaved pairs: the same tables, two pairings"
+)
+_HALVES_INDEXER = (
+    "its indexer rotates the last qk_rope_head_dim dims of its heads in halves, as MLA does"
+)
+_ENCODER = (
+    "an encoder: every query attends to keys on both sides (no causal mask), so the "
+    "distances RoPE's scores depend on run both ways"
+)
+_TWO_SIDED = (
+    "its sliding layers see keys up to sliding_window positions away on either side "
+    "(|i - j| <= sliding_window, create_bidirectional_sliding_window_mask), not "
+    "sliding_window keys back"
+)
+_KV_SOURCES = (
+    "a layer whose kv_source_layers entry names an earlier layer rotates its queries only "
+    "and reuses that layer's keys, already rotated"
+)
+_LAYER_ROPE_THETA = (
+    "layer_rope_theta 0 makes a layer NoPE (it gets no position embeddings); the other "
+    "layers rotate"
+)
+_M_ROPE_INTERLEAVED = (
+    "M-RoPE's sections are interleaved over the pairs (temporal, height, width, temporal, "
+    "…), as Qwen3-VL's, whatever mrope_interleaved says; text tokens have one position in all "
+    "three"
+)
+_GEMMA4_UNIFIED = (
+    "with use_bidirectional_attention 'all' it is an encoder (no causal mask), and its class "
+    "sets the window to sliding_window // 2 + 1, a bound on each side"
+)
+
 #: model_type → its rules, read from the file each entry names.
 FAMILIES: dict[str, Family] = {
     "afmoe": Family(
@@ -154,6 +209,17 @@ FAMILIES: dict[str, Family] = {
         defaults={"sliding_window": 1024},
     ),
     "apertus": Family("models/apertus/modeling_apertus.py"),
+    "arcee": Family("models/arcee/modeling_arcee.py"),
+    "aria_text": Family("models/aria/modeling_aria.py"),
+    # MLA as DeepSeek-V3's: interleaved pairs when rope_interleave (default true), else halves
+    "axk1": Family("models/axk1/modeling_axk1.py", "interleaved", notes=(_MLA,)),
+    # MLA always pairs 2j with 2j + 1; AXK2Config has no rope_interleave
+    "axk2": Family(
+        "models/axk2/modeling_axk2.py",
+        "interleaved",
+        reads_rope_interleave=False,
+        notes=(_AXK2_INDEXER, _MLA),
+    ),
     # its layers_block_type: attention at attn_layer_indices, Mamba-2 elsewhere; the class
     # passes partial_rotary_factor 0.5 on to the rotary embedding
     "bamba": Family(
@@ -162,6 +228,7 @@ FAMILIES: dict[str, Family] = {
         layer_layout="attn_layer_indices",
         defaults={"partial_rotary_factor": 0.5},
     ),
+    "bitnet": Family("models/bitnet/modeling_bitnet.py"),
     "codegen": Family("models/codegen/modeling_codegen.py", "interleaved"),
     "cohere": Family("models/cohere/modeling_cohere.py", "interleaved"),
     "cohere2": Family(
@@ -174,6 +241,10 @@ FAMILIES: dict[str, Family] = {
         "interleaved",
         rotates="sliding",
         notes=(_COHERE2_MOE_DENSE,),
+    ),
+    # Qwen3-VL's text model with M-RoPE sections interleaved in the code
+    "cosmos3_edge_text": Family(
+        "models/cosmos3_edge/modeling_cosmos3_edge.py", notes=(_M_ROPE_INTERLEAVED,)
     ),
     "deepseek_v2": Family(
         "models/deepseek_v2/modeling_deepseek_v2.py", "interleaved", notes=(_MLA,)
@@ -194,8 +265,22 @@ FAMILIES: dict[str, Family] = {
         layer_layout="compress_ratios",
         rope_keys={"sliding_attention": "main", "*": "compress"},
     ),
+    "diffllama": Family("models/diffllama/modeling_diffllama.py"),
+    "doge": Family("models/doge/modeling_doge.py"),
+    "embedding_gemma2": Family(
+        "models/embedding_gemma2/modeling_embedding_gemma2.py",
+        sliding_pattern=6,
+        notes=(_ENCODER, _TWO_SIDED),
+    ),
+    "embedding_gemma2_text": Family(
+        "models/embedding_gemma2/modeling_embedding_gemma2.py",
+        sliding_pattern=6,
+        notes=(_ENCODER, _TWO_SIDED),
+    ),
     "ernie4_5": Family("models/ernie4_5/modeling_ernie4_5.py", "interleaved"),
     "ernie4_5_moe": Family("models/ernie4_5_moe/modeling_ernie4_5_moe.py", "interleaved"),
+    "esmc": Family("models/esmc/modeling_esmc.py", notes=(_ENCODER,)),
+    "eurobert": Family("models/eurobert/modeling_eurobert.py", notes=(_ENCODER,)),
     "exaone4": Family(
         "models/exaone4/modeling_exaone4.py",
         rotates="sliding when windowed",
@@ -210,6 +295,17 @@ FAMILIES: dict[str, Family] = {
     ),
     "falcon": Family("models/falcon/modeling_falcon.py"),
     "falcon_h1": Family("models/falcon_h1/modeling_falcon_h1.py", layer_layout="hybrid"),
+    "flex_olmo": Family("models/flex_olmo/modeling_flex_olmo.py"),
+    # `if self.sliding_window is not None:` rotate, and only sliding layers have a window
+    # (FlintConfig's sliding_window is an int, never null): full-attention layers are NoPE
+    "flint": Family(
+        "models/flint/modeling_flint.py",
+        rotates="sliding",
+        layer_layout="first two, every 4th from 1, and the last",
+        defaults={"sliding_window": 513},
+    ),
+    # its language model is Persimmon's (text_config, or a flat file's top level)
+    "fuyu": Family("models/fuyu/modeling_fuyu.py"),
     "gemma": Family("models/gemma/modeling_gemma.py"),
     "gemma2": Family("models/gemma2/modeling_gemma2.py"),
     "gemma3": Family(
@@ -226,20 +322,49 @@ FAMILIES: dict[str, Family] = {
     ),
     "gemma4": Family("models/gemma4/modeling_gemma4.py"),
     "gemma4_text": Family("models/gemma4/modeling_gemma4.py"),
+    "gemma4_unified": Family(
+        "models/gemma4_unified/modeling_gemma4_unified.py", notes=(_GEMMA4_UNIFIED,)
+    ),
+    "gemma4_unified_text": Family(
+        "models/gemma4_unified/modeling_gemma4_unified.py", notes=(_GEMMA4_UNIFIED,)
+    ),
     "glm": Family("models/glm/modeling_glm.py", "interleaved"),
     "glm4": Family("models/glm4/modeling_glm4.py", "interleaved"),
     "glm4_moe": Family("models/glm4_moe/modeling_glm4_moe.py"),
+    # MLA: interleaved pairs when rope_interleave (default true), else halves; the class
+    # reads head_dim as qk_rope_head_dim
+    "glm4_moe_lite": Family(
+        "models/glm4_moe_lite/modeling_glm4_moe_lite.py", "interleaved", notes=(_MLA,)
+    ),
+    # rotate_half_llm pairs 2j with 2j + 1 (repeat_interleave of the frequencies), in the
+    # first partial_rotary_factor of each head
+    "glm_ocr_text": Family("models/glm_ocr/modeling_glm_ocr.py", "interleaved"),
     "gpt_neox": Family("models/gpt_neox/modeling_gpt_neox.py"),
+    "gpt_neox_japanese": Family("models/gpt_neox_japanese/modeling_gpt_neox_japanese.py"),
     "gpt_oss": Family("models/gpt_oss/modeling_gpt_oss.py", sliding_pattern=2),
     "gptj": Family("models/gptj/modeling_gptj.py", "interleaved"),
     "granite": Family("models/granite/modeling_granite.py"),
+    "granite_docling_text": Family("models/granite_docling/modeling_granite_docling.py"),
+    # one rotary embedding per distinct non-zero layer_rope_theta; 0: NoPE (hf_families)
+    "granite_swa": Family(
+        "models/granite_swa/modeling_granite_swa.py",
+        layer_layout="every 4th from 0",
+        defaults={"sliding_window": 128},
+    ),
     "granitemoe": Family("models/granitemoe/modeling_granitemoe.py"),
+    "granitemoe_swa": Family(
+        "models/granitemoe_swa/modeling_granitemoe_swa.py",
+        layer_layout="every 4th from 0",
+        defaults={"sliding_window": 128},
+    ),
     "granitemoehybrid": Family(
         "models/granitemoehybrid/modeling_granitemoehybrid.py",
         rotates="position_embedding_type",
         mixer="Mamba-2",
         layer_layout="mamba",
     ),
+    "granitemoeshared": Family("models/granitemoeshared/modeling_granitemoeshared.py"),
+    "gte": Family("models/gte/modeling_gte.py", notes=(_ENCODER,)),
     "helium": Family("models/helium/modeling_helium.py", "interleaved"),
     # the remote code: cat(freqs, freqs), rotate_half; `if self.use_rotary_pos_emb:`
     "hunyuan": Family(
@@ -247,6 +372,18 @@ FAMILIES: dict[str, Family] = {
     ),
     "hunyuan_v1_dense": Family("models/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py"),
     "hunyuan_v1_moe": Family("models/hunyuan_v1_moe/modeling_hunyuan_v1_moe.py"),
+    "hy_v3": Family("models/hy_v3/modeling_hy_v3.py"),
+    # MLA and its indexer rotate in halves ("Non-interleave RoPE"); no rope_interleave
+    "hy_v4": Family(
+        "models/hy_v4/modeling_hy_v4.py",
+        reads_rope_interleave=False,
+        notes=(_HALVES_INDEXER, _MLA),
+    ),
+    "hyperclovax": Family("models/hyperclovax/modeling_hyperclovax.py"),
+    # no modeling file of its own: transformers builds it with Llama's classes
+    "internlm3": Family("models/llama/modeling_llama.py"),
+    "iquestcoder": Family("models/llama/modeling_llama.py"),  # Llama's classes, as InternLM3
+    "jais2": Family("models/jais2/modeling_jais2.py"),
     # DeepSeek-V3's architecture, from its own repository
     # JambaAttention calls no rotation (the config has no RoPE): its attention is NoPE
     "jamba": Family(
@@ -255,6 +392,10 @@ FAMILIES: dict[str, Family] = {
         rotates="none",
         mixer="Mamba",
         layer_layout="attn_layer_period",
+    ),
+    "jetmoe": Family("models/jetmoe/modeling_jetmoe.py"),
+    "jina_embeddings_v3": Family(
+        "models/jina_embeddings_v3/modeling_jina_embeddings_v3.py", notes=(_ENCODER,)
     ),
     "kimi_k2": Family(
         "remote: moonshotai/Kimi-K2-Instruct, modeling_deepseek.py", "interleaved", notes=(_MLA,)
@@ -271,21 +412,93 @@ FAMILIES: dict[str, Family] = {
             "whatever it says"
         },
     ),
+    # `if self.sliding_window is None or self.is_sliding:` rotate, as EXAONE 4 (with a null
+    # window Kolibri1Model itself fails in 5.23: it builds a sliding-window mask regardless)
+    "kolibri1": Family(
+        "models/kolibri1/modeling_kolibri1.py",
+        rotates="sliding when windowed",
+        sliding_pattern=5,
+        defaults={"sliding_window": 513},
+    ),
+    # layer_types "conv": a short causal convolution (Lfm2ShortConv), no attention
+    "lfm2": Family(
+        "models/lfm2/modeling_lfm2.py", mixer="short convolution", layer_layout="full_attn_idxs"
+    ),
+    # LFM2's conv layers beside sliding and full attention, one RoPE per layer type
+    "lfm3": Family(
+        "models/lfm3/modeling_lfm3.py",
+        mixer="short convolution",
+        layer_layout="conv, sliding and full by 4",
+    ),
     "llama": Family("models/llama/modeling_llama.py"),
     "llama4": _LLAMA4,
     "llama4_text": _LLAMA4,  # the text tower: one family, one file
+    "mellum": Family("models/mellum/modeling_mellum.py", layer_layout="full"),
     # its own rotary code: per layer type, int(head_dim * partial_rotary_factor) dims
     "mimo_v2_flash": Family(
         "models/mimo_v2_flash/modeling_mimo_v2_flash.py",
         layer_layout="first and every 6th",
         defaults={"sliding_window": 129},
     ),
+    # MLA as DeepSeek-V2's, but rotating in halves (apply_rotary_pos_emb); no rope_interleave
+    "minicpm3": Family(
+        "models/minicpm3/modeling_minicpm3.py", reads_rope_interleave=False, notes=(_MLA,)
+    ),
+    # linear_attention layers are MiniMaxLightningAttention; a sliding_window applies to
+    # the full-attention layers (MiniMaxAttention)
+    "minimax": Family(
+        "models/minimax/modeling_minimax.py",
+        mixer="lightning attention",
+        layer_layout="alternating from full",
+        window_types=("full_attention",),
+    ),
     "minimax_m2": Family("models/minimax_m2/modeling_minimax_m2.py"),
     "ministral": Family("models/ministral/modeling_ministral.py"),
     "ministral3": Family("models/ministral3/modeling_ministral3.py"),
     "mistral": Family("models/mistral/modeling_mistral.py"),
     "mistral3": Family("models/mistral3/modeling_mistral3.py"),
+    # MLA: interleaved pairs when rope_interleave (default true); its class's RoPE and head
+    # width are read by hf_families
+    "mistral4": Family("models/mistral4/modeling_mistral4.py", "interleaved", notes=(_MLA,)),
+    # MLA always interleaved (apply_rotary_pos_emb_interleave), NoPE where no_rope_layers is 0
+    "mistral_large4_text": Family(
+        "models/mistral_large4/modeling_mistral_large4.py",
+        "interleaved",
+        no_rope_layers=True,
+        reads_rope_interleave=False,
+        notes=(
+            _MLA,
+            "every layer also multiplies its queries by scale · ln(p + 1) + bias, learned per "
+            "head (MistralLarge4TextSoftmaxScaling): weights of the checkpoint, not the config",
+            _KV_SOURCES,
+        ),
+    ),
     "mixtral": Family("models/mixtral/modeling_mixtral.py"),
+    # ModernBertConfig: legacy global_rope_theta and local_rope_theta, and sliding_window =
+    # local_attention // 2 (hf_families)
+    "modernbert": Family(
+        "models/modernbert/modeling_modernbert.py",
+        layer_layout="global_attn_every_n_layers from 0",
+        notes=(_ENCODER, _TWO_SIDED),
+    ),
+    # its text model is ModernBERT's (text_config)
+    "modernvbert": Family("models/modernvbert/modeling_modernvbert.py", notes=(_ENCODER,)),
+    "molmo2_text": Family("models/molmo2/modeling_molmo2.py"),
+    # NoPE where layer_rope_theta is 0 (hf_families); rotating layers use rope_parameters
+    "muse_glimmer_text": Family(
+        "models/muse_glimmer/modeling_muse_glimmer.py",
+        layer_layout="every 4th from the last",
+        notes=(_LAYER_ROPE_THETA,),
+    ),
+    # rotate_half returns (x2, -x1): every pair turns by -θ
+    "nanochat": Family(
+        "models/nanochat/modeling_nanochat.py",
+        notes=(
+            "rotate_half returns (x2, -x1): each pair turns by minus the angle, the same "
+            "frequencies the other way round, so scores depend on the distance with the "
+            "opposite sign",
+        ),
+    ),
     # NemotronHAttention takes no position embeddings: its attention layers are NoPE
     "nemotron_h": Family(
         "models/nemotron_h/modeling_nemotron_h.py",
@@ -298,11 +511,32 @@ FAMILIES: dict[str, Family] = {
             for key in ("rope_theta", "partial_rotary_factor", "rope_scaling")
         },
     ),
+    # per-type partial rotation; windows per layer (per_layer_config, hf_families)
+    "neomme": Family(
+        "models/neomme/modeling_neomme.py",
+        layer_layout="every 6th and the last",
+        notes=(_ENCODER, _TWO_SIDED),
+    ),
     "olmo": Family("models/olmo/modeling_olmo.py"),
     "olmo2": Family("models/olmo2/modeling_olmo2.py"),
     "olmo3": Family("models/olmo3/modeling_olmo3.py", sliding_pattern=4),
+    "olmoe": Family(
+        "models/olmoe/modeling_olmoe.py",
+        unread={
+            "sliding_window": "OlmoeModel's mask has no window (only a flash-attention kernel "
+            "is handed it)"
+        },
+    ),
+    # _apply_rotary_emb pairs x[..., ::2] with x[..., 1::2]
+    "openai_privacy_filter": Family(
+        "models/openai_privacy_filter/modeling_openai_privacy_filter.py",
+        "interleaved",
+        notes=(_ENCODER, _TWO_SIDED),
+    ),
+    "persimmon": Family("models/persimmon/modeling_persimmon.py"),
     "phi": Family("models/phi/modeling_phi.py"),
     "phi3": Family("models/phi3/modeling_phi3.py"),
+    "phimoe": Family("models/phimoe/modeling_phimoe.py"),
     "qwen2": Family("models/qwen2/modeling_qwen2.py"),
     "qwen2_5_vl": Family("models/qwen2_5_vl/modeling_qwen2_5_vl.py"),
     "qwen2_5_vl_text": Family("models/qwen2_5_vl/modeling_qwen2_5_vl.py"),
@@ -338,11 +572,24 @@ FAMILIES: dict[str, Family] = {
     ),
     "qwen3_vl": Family("models/qwen3_vl/modeling_qwen3_vl.py"),
     "qwen3_vl_moe": Family("models/qwen3_vl_moe/modeling_qwen3_vl_moe.py"),
+    "qwen3_vl_moe_text": Family(
+        "models/qwen3_vl_moe/modeling_qwen3_vl_moe.py",
+        unread={"sliding_window": "Qwen3VLMoeTextConfig sets it to None"},
+    ),
     "qwen3_vl_text": Family("models/qwen3_vl/modeling_qwen3_vl.py"),
     # its own rotation, RoFormerSelfAttention.apply_rotary_position_embeddings
     "roformer": Family("models/roformer/modeling_roformer.py", "interleaved"),
     "seed_oss": Family("models/seed_oss/modeling_seed_oss.py"),
     "smollm3": Family("models/smollm3/modeling_smollm3.py", no_rope_layers=True),
+    "solar_open": Family("models/solar_open/modeling_solar_open.py"),
     "stablelm": Family("models/stablelm/modeling_stablelm.py"),
     "starcoder2": Family("models/starcoder2/modeling_starcoder2.py"),
+    "ultrabert": Family(
+        "models/ultrabert/modeling_ultrabert.py", sliding_pattern=3, notes=(_ENCODER, _TWO_SIDED)
+    ),
+    # its text model is UltraBERT's (text_config)
+    "ultravbert": Family("models/ultravbert/modeling_ultravbert.py", notes=(_ENCODER,)),
+    "vaultgemma": Family("models/vaultgemma/modeling_vaultgemma.py", sliding_pattern=2),
+    # MLA: interleaved pairs when rope_interleave (default true), else halves
+    "youtu": Family("models/youtu/modeling_youtu.py", "interleaved", notes=(_MLA,)),
 }

@@ -26,6 +26,13 @@ class it follows (``transformers`` 5.23):
 * Hunyuan (``hunyuan_v1_dense``, ``hunyuan_v1_moe``): a ``"dynamic"`` dict with a
   non-zero ``alpha`` is NTK-α, a fixed base ``θ · α^(d / (d − 2))`` with ``d =
   head_dim`` (``HunYuanDenseV1RotaryEmbedding``), not dynamic scaling;
+* Mistral 4: ``head_dim`` is qk_nope_head_dim + qk_rope_head_dim, of which the RoPE
+  dict's share must be MLA's qk_rope_head_dim dims (read as all of them; YaRN installed
+  without a dict); Granite SWA and Muse Glimmer: ``layer_rope_theta`` (0: NoPE, else
+  Granite's base per layer); ModernBERT: ``global_rope_theta`` and ``local_rope_theta``
+  and a window of ``local_attention // 2``; NeoMME: per-type bases and shares, every
+  second sliding layer's window 1024; EmbeddingGemma 2 and Gemma 4 Unified: full-attention
+  heads of 512; UltraBERT's legacy lists refused;
 * the base and ``max_position_embeddings`` when the file gives none
   (:data:`CLASS_DEFAULTS`): ``{"model_type": "llama"}`` rotates with base 10,000 and a
   context of 2,048, Gemma 3 27B-it's ``text_config`` (no length) has Gemma 3's 131,072,
@@ -39,9 +46,9 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from ._checks import check_config_int, check_config_name, check_float
+from ._checks import check_base, check_config_int, check_config_name, check_float
 from .families import FAMILIES
 
 __all__ = [
@@ -61,52 +68,106 @@ __all__ = [
 CLASS_DEFAULTS = {
     "afmoe": (10_000.0, 16_384),
     "apertus": (12_000_000.0, 65_536),
+    "arcee": (10_000.0, 4_096),
+    "aria_text": (10_000.0, 2_048),
+    "axk1": (10_000.0, 32_768),
+    "axk2": (10_000.0, 131_072),
     "bamba": (10_000.0, 262_144),
+    "bitnet": (500_000.0, 2_048),
     "cohere": (500_000.0, 8_192),
     "cohere2": (10_000.0, 8_192),
+    "cosmos3_edge_text": (100_000_000.0, 131_072),
     "deepseek_v2": (10_000.0, 2_048),
     "deepseek_v3": (10_000.0, 4_096),
+    "diffllama": (10_000.0, 2_048),
+    "doge": (10_000.0, 2_048),
+    "embedding_gemma2": (None, 262_144),
+    "embedding_gemma2_text": (None, 262_144),
     "ernie4_5": (500_000.0, 131_072),
     "ernie4_5_moe": (500_000.0, 131_072),
+    "esmc": (10_000.0, 2_048),
+    "eurobert": (10_000.0, 8_192),
     "exaone4": (10_000.0, 2_048),
     "exaone_moe": (10_000.0, 2_048),
     "falcon": (10_000.0, 2_048),
+    "flex_olmo": (500_000.0, 4_096),
+    "flint": (10_000.0, 262_144),
+    "fuyu": (10_000.0, 16_384),
     "gemma": (10_000.0, 8_192),
     "gemma2": (10_000.0, 8_192),
     "gemma3": (None, 131_072),
     "gemma3_text": (None, 131_072),
     "gemma3n": (None, 32_768),
     "gemma3n_text": (None, 32_768),
+    "gemma4_unified": (None, 262_144),
+    "gemma4_unified_text": (None, 262_144),
     "glm": (10_000.0, 131_072),
     "glm4": (10_000.0, 131_072),
+    "glm4_moe_lite": (10_000.0, 202_752),
+    "glm_ocr_text": (10_000.0, 131_072),
     "gpt_neox": (10_000.0, 2_048),
+    "gpt_neox_japanese": (10_000.0, 2_048),
     "gpt_oss": (150_000.0, 131_072),
     "granite": (10_000.0, 2_048),
+    "granite_docling_text": (10_000.0, 32_768),
+    "granite_swa": (10_000.0, 8_192),
+    "granitemoe_swa": (10_000.0, 2_048),
+    "granitemoeshared": (10_000.0, 2_048),
+    "gte": (160_000.0, 8_192),
     "helium": (100_000.0, 4_096),
     "hunyuan_v1_dense": (10_000.0, 2_048),
+    "hy_v3": (11_158_840.0, 131_072),
+    "hy_v4": (10_000.0, 262_144),
+    "hyperclovax": (10_000.0, 2_048),
+    "internlm3": (10_000.0, 32_768),
+    "iquestcoder": (10_000.0, 131_072),
+    "jais2": (10_000.0, 8_192),
+    "jetmoe": (10_000.0, 4_096),
+    "jina_embeddings_v3": (20_000.0, 8_194),
+    "kolibri1": (10_000.0, 262_144),
+    "lfm2": (1_000_000.0, 128_000),
+    "lfm3": (None, 128_000),
     "llama": (10_000.0, 2_048),
     "llama4": (500_000.0, 131_072),
     "llama4_text": (500_000.0, 131_072),
+    "mellum": (None, 131_072),
+    "mimo_v2_flash": (None, 131_072),
+    "minicpm3": (10_000.0, 32_768),
+    "minimax": (1_000_000.0, 131_072),
     "minimax_m2": (5_000_000.0, 196_608),
     "ministral": (10_000.0, 131_072),
     "mistral": (10_000.0, 131_072),
-    "mimo_v2_flash": (None, 131_072),
+    "mistral4": (10_000.0, 1_048_576),
+    "mistral_large4_text": (10_000.0, 1_048_576),
     "mixtral": (1_000_000.0, 131_072),
+    "modernbert": (None, 8_192),
+    "molmo2_text": (10_000.0, 36_864),
+    "muse_glimmer_text": (10_000.0, 131_072),
+    "nanochat": (10_000.0, 2_048),
     "nemotron": (10_000.0, 4_096),
+    "neomme": (None, 16_384),
     "olmo": (10_000.0, 2_048),
     "olmo2": (10_000.0, 2_048),
     "olmo3": (500_000.0, 2_048),
+    "olmoe": (10_000.0, 4_096),
+    "openai_privacy_filter": (150_000.0, 131_072),
     "persimmon": (10_000.0, 16_384),
     "phi": (10_000.0, 2_048),
     "phi3": (10_000.0, 4_096),
+    "phimoe": (1_000_000.0, 131_072),
     "qwen2": (10_000.0, 32_768),
     "qwen2_moe": (10_000.0, 32_768),
     "qwen3": (10_000.0, 32_768),
     "qwen3_moe": (10_000.0, 32_768),
     "qwen3_next": (10_000.0, 32_768),
+    "qwen3_vl_moe_text": (500_000.0, 128_000),
     "smollm3": (2_000_000.0, 32_768),
+    "solar_open": (1_000_000.0, 131_072),
     "stablelm": (10_000.0, 4_096),
     "starcoder2": (10_000.0, 4_096),
+    "ultrabert": (None, 32_768),
+    "vaultgemma": (10_000.0, 8_192),
+    "youtu": (10_000.0, 131_072),
 }
 #: ``default_theta`` of the configuration classes that do not use 10,000.
 DEFAULT_THETAS = {
@@ -125,8 +186,27 @@ _PARTIAL_DEFAULTS = {
     "qwen3_5_moe": 0.25,
     "qwen3_5_moe_text": 0.25,
     "glm4_moe": 0.5,
+    "persimmon": 0.5,  # PersimmonConfig, and FuyuConfig for a flat file
+    "fuyu": 0.5,
 }
-#: The RoPE dict a class installs when the file gives none.
+_PER_TYPE_1E6 = {
+    "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+    "full_attention": {"rope_type": "default", "rope_theta": 1_000_000.0},
+}
+#: Families whose class gives full-attention layers heads of their own (512 by default).
+_GLOBAL_HEAD_TYPES = frozenset(
+    {"embedding_gemma2", "embedding_gemma2_text", "gemma4_unified", "gemma4_unified_text"}
+)
+_GEMMA4_ROPE = {
+    "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+    "full_attention": {
+        "rope_type": "proportional",
+        "partial_rotary_factor": 0.25,
+        "rope_theta": 1_000_000.0,
+    },
+}
+#: The RoPE dict a class installs when the file gives none (one per layer type where the
+#: class keys it so).
 _DEFAULT_ROPE = {
     "apertus": {
         "rope_type": "llama3",
@@ -143,6 +223,44 @@ _DEFAULT_ROPE = {
         "beta_slow": 1.0,
         "truncate": False,
         "original_max_position_embeddings": 4096,
+    },
+    "mistral_large4_text": {
+        "rope_type": "yarn",
+        "rope_theta": 10_000.0,
+        "factor": 2048.0,
+        "original_max_position_embeddings": 512,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "attention_factor": 1.0,
+    },
+    "openai_privacy_filter": {
+        "rope_type": "yarn",
+        "factor": 32.0,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "truncate": False,
+        "original_max_position_embeddings": 4096,
+    },
+    # one RoPE per layer type
+    "embedding_gemma2": _PER_TYPE_1E6,
+    "embedding_gemma2_text": _PER_TYPE_1E6,
+    "gemma4_unified": _GEMMA4_ROPE,
+    "gemma4_unified_text": _GEMMA4_ROPE,
+    "lfm3": {
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+        "full_attention": {
+            "rope_type": "proportional",
+            "rope_theta": 1_000_000.0,
+            "partial_rotary_factor": 0.5,
+        },
+    },
+    "mellum": {
+        "full_attention": {"rope_type": "default", "rope_theta": 500_000.0},
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+    },
+    "ultrabert": {
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+        "full_attention": {"rope_type": "default", "rope_theta": 2_560_000.0},
     },
 }
 #: Families whose flat ``rope_scaling`` applies to full-attention layers only.
@@ -186,6 +304,7 @@ LEGACY_NAMES = {
     "t5": _T5_NAMES,
     "mt5": _T5_NAMES,
     "hunyuan": {"attention_head_dim": "head_dim"},  # the remote code's name for the head
+    "jetmoe": {"kv_channels": "head_dim"},  # JetMoeConfig's attribute_map
 }
 
 
@@ -395,6 +514,239 @@ def _hunyuan(cfg: dict, path: str, notes: list[str]) -> None:
     )
 
 
+#: Mistral4Config's RoPE where the file gives none (its partial share: qk_rope_head_dim of
+#: the head, set by :func:`_mistral4`).
+_MISTRAL4_ROPE = {
+    "rope_type": "yarn",
+    "rope_theta": 10_000.0,
+    "factor": 128.0,
+    "original_max_position_embeddings": 8192,
+    "beta_fast": 32.0,
+    "beta_slow": 1.0,
+    "mscale_all_dim": 1.0,
+    "mscale": 1.0,
+    "llama_4_scaling_beta": 0.1,
+}
+
+
+def _mistral4(cfg: dict, path: str, notes: list[str]) -> None:
+    """Mistral 4: the class makes ``head_dim`` qk_nope_head_dim + qk_rope_head_dim and
+    rotates the RoPE dict's ``partial_rotary_factor`` of it (default: qk_rope_head_dim's
+    share), installing YaRN where the file gives no RoPE dict
+    (``Mistral4Config.__post_init__``). MLA rotates the qk_rope_head_dim dims, which this
+    library reads as the whole rotated width: the share must give exactly those."""
+    rope_dim = check_config_int(
+        f"{path}['qk_rope_head_dim']", cfg.get("qk_rope_head_dim", 64), "head_dim", minimum=2
+    )
+    nope = check_config_int(
+        f"{path}['qk_nope_head_dim']", cfg.get("qk_nope_head_dim", 64), "head_dim", minimum=0
+    )
+    head = rope_dim + nope
+    key, rope = _rope_dict(cfg)
+    if rope is None:
+        key, rope = "rope_parameters", dict(_MISTRAL4_ROPE)
+        if cfg.get("max_position_embeddings") is not None:
+            rope["max_position_embeddings"] = cfg["max_position_embeddings"]
+        notes.append(f"{path} gives no RoPE dict: Mistral4Config installs 'yarn' with its defaults")
+    where = f"{path}[{key!r}]['partial_rotary_factor']"
+    share = check_float(
+        where, rope.get("partial_rotary_factor", rope_dim / head), greater_than=0.0, at_most=1.0
+    )
+    # Mistral4RotaryEmbedding's own default RoPE reads no share: the whole head
+    plain = rope.get("rope_type", rope.get("type", "default")) == "default"
+    rotated = head if plain else int(head * share)
+    if rotated != rope_dim:
+        what = (
+            f"{path}[{key!r}]: rope_type 'default' (which reads no share)"
+            if plain
+            else f"{where} = {share:g}"
+        )
+        raise ValueError(
+            f"{what} rotates {rotated} dims of head_dim {head} "
+            f"(qk_nope_head_dim + qk_rope_head_dim), not the qk_rope_head_dim = {rope_dim} dims "
+            "MLA rotates: Mistral4Attention cannot run it"
+        )
+    share = rope_dim / head if plain else share
+    cfg[key] = {**rope, "partial_rotary_factor": 1.0}
+    cfg.pop("partial_rotary_factor", None)  # the class sets the dict's before reading it
+    notes.append(
+        f"Mistral4Config makes head_dim qk_nope_head_dim + qk_rope_head_dim = {head} and rotates "
+        f"{share:g} of it: the qk_rope_head_dim = {rope_dim} dims of MLA, read here as all of "
+        "qk_rope_head_dim"
+    )
+
+
+def _layer_rope_theta(cfg: dict, path: str, notes: list[str]) -> None:
+    """``layer_rope_theta``, one entry per layer, 0 for a NoPE layer, read as
+    ``no_rope_layers``. Granite SWA (``granite_swa``, ``granitemoe_swa``) builds one rotary
+    embedding per distinct non-zero entry, each layer rotating by its own base; Muse
+    Glimmer's text model rotates every other layer by ``rope_parameters``' base (the
+    entries' values are not read), and without the list makes every 4th layer counted back
+    from the last NoPE (``MuseGlimmerTextConfig``)."""
+    muse = cfg.get("model_type") == "muse_glimmer_text"
+    thetas, name = cfg.get("layer_rope_theta"), f"{path}['layer_rope_theta']"
+    if cfg.get("num_hidden_layers") is None:
+        return
+    count = check_config_int(f"{path}['num_hidden_layers']", cfg["num_hidden_layers"], "layers")
+    if thetas is None:
+        if muse:
+            cfg["no_rope_layers"] = [int((count - 1 - i) % 4 != 0) for i in range(count)]
+            notes.append(
+                f"{path} gives no layer_rope_theta: MuseGlimmerTextConfig makes every 4th layer "
+                "counted back from the last NoPE"
+            )
+        return
+    if isinstance(thetas, (str, bytes)) or not isinstance(thetas, Sequence):
+        raise TypeError(f"{name} must be a list of bases (0: NoPE), got {thetas!r}")
+    if len(thetas) < count:
+        raise ValueError(
+            f"{name} has {len(thetas)} entries, fewer than {path}['num_hidden_layers'] = {count}"
+        )
+    thetas = [
+        0.0
+        if isinstance(t, (int, float)) and not isinstance(t, bool) and t == 0
+        else check_base(name, t)
+        for t in thetas[:count]
+    ]
+    cfg["no_rope_layers"] = [int(t != 0) for t in thetas]
+    bases = sorted(set(thetas) - {0.0})
+    listed = ", ".join(f"{t:g}" for t in bases)
+    key, rope = _rope_dict(cfg)
+    if rope is not None and all(isinstance(v, Mapping) for v in rope.values()):
+        return  # one dict per layer type already: read as given
+    base = (rope or {}).get("rope_theta", cfg.get("rope_theta", 10_000.0))
+    if muse:
+        number = isinstance(base, (int, float)) and not isinstance(base, bool)
+        others = [f"{t:g}" for t in bases if number and t != base]
+        if others:
+            notes.append(
+                f"{name} holds bases ({', '.join(others)}) other than rope_theta {base:g}: "
+                "MuseGlimmerTextModel rotates every layer whose entry is not 0 by "
+                "rope_parameters' base; those values are not read as bases"
+            )
+        return
+    if not bases:
+        return
+    given = dict(rope or {"rope_type": "default"})
+    if len(bases) == 1:
+        cfg["rope_parameters"] = {**given, "rope_theta": bases[0]}
+    else:
+        types = cfg.get("layer_types")
+        by_type: dict = {}
+        readable = isinstance(types, list) and all(isinstance(t, str) for t in types)
+        for theta, kind in zip(thetas, types if readable else [], strict=False):
+            if theta:
+                by_type.setdefault(kind, set()).add(theta)
+        if not readable or any(len(found) > 1 for found in by_type.values()):
+            raise ValueError(
+                f"{name} gives layers of one type different bases ({listed}): the model rotates "
+                "each layer by its own base, and this library reads one RoPE per layer type"
+            )
+        cfg["rope_parameters"] = {
+            kind: {**given, "rope_theta": min(by_type.get(kind, {base}))}
+            for kind in dict.fromkeys(types[:count])
+        }
+    cfg.pop("rope_scaling", None)
+    cfg.pop("rope_theta", None)
+    notes.append(
+        f"{name} gives each layer its base ({listed}; 0: NoPE): one rotary embedding per base"
+    )
+
+
+def _modernbert(cfg: dict, path: str, notes: list[str]) -> None:
+    """ModernBERT: one RoPE per layer type, the full layers' base from the legacy
+    ``global_rope_theta`` (160,000), the sliding layers' from ``local_rope_theta`` (10,000),
+    a flat ``rope_scaling`` applied to both; its window is ``local_attention // 2`` keys on
+    each side (``ModernBertConfig``)."""
+    rope = cfg.get("rope_parameters")
+    nested = isinstance(rope, Mapping) and any(isinstance(v, Mapping) for v in rope.values())
+    by_type = dict(rope) if nested else {}
+    scaling = cfg.pop("rope_scaling", None)
+    if scaling and not isinstance(scaling, Mapping):
+        raise TypeError(f"{path}['rope_scaling'] must be a dict, got {type(scaling).__name__}")
+    for kind, legacy, theta in (
+        ("full_attention", "global_rope_theta", 160_000.0),
+        ("sliding_attention", "local_rope_theta", 10_000.0),
+    ):
+        entry = by_type.get(kind)
+        if entry is not None and not isinstance(entry, Mapping):
+            continue  # refused where the RoPE is read
+        entry = dict(entry or {"rope_type": "default"})
+        entry.update(scaling or {})
+        if "rope_theta" not in entry:
+            entry["rope_theta"] = cfg.get(legacy, theta)
+            if legacy in cfg:
+                notes.append(f"{path}[{legacy!r}] = {cfg[legacy]!r} is the {kind} layers' base")
+        by_type[kind] = entry
+    cfg["rope_parameters"] = by_type
+    if cfg.get("sliding_window") is None or "local_attention" in cfg:
+        local = check_config_int(
+            f"{path}['local_attention']", cfg.get("local_attention", 128), "length"
+        )
+        cfg["sliding_window"] = local // 2
+        notes.append(
+            f"{path}['local_attention'] = {local}: ModernBertConfig's sliding_window is half of "
+            f"it, {local // 2} keys on each side"
+        )
+
+
+def _neomme(cfg: dict, path: str, notes: list[str]) -> None:
+    """NeoMME: one RoPE per layer type, each filled in from a top-level ``rope_theta`` (both
+    types) or the class's bases (10⁶ full, 10⁴ sliding) and shares (0.25 full, 1 sliding);
+    without ``per_layer_config``, every second sliding layer's window is 1024
+    (``NeoMMEConfig``)."""
+    rope = cfg.get("rope_parameters")
+    by_type = dict(rope) if isinstance(rope, Mapping) else {}
+    theta = cfg.pop("rope_theta", None)
+    if theta is not None:
+        notes.append(f"{path}['rope_theta'] = {theta!r} is both layer types' base (NeoMMEConfig)")
+    for kind, base, share in (("full_attention", 1e6, 0.25), ("sliding_attention", 1e4, 1.0)):
+        entry = by_type.get(kind, {})
+        if not isinstance(entry, Mapping):
+            continue  # refused where the RoPE is read
+        entry = {"rope_type": "default", "rope_theta": base if theta is None else theta, **entry}
+        by_type[kind] = {"partial_rotary_factor": share, **entry}
+    cfg["rope_parameters"] = by_type
+    if "per_layer_config" in cfg or cfg.get("num_hidden_layers") is None:
+        return
+    count = check_config_int(f"{path}['num_hidden_layers']", cfg["num_hidden_layers"], "layers")
+    types = cfg.get("layer_types")
+    if not isinstance(types, list):
+        types = [
+            "full_attention" if (i + 1) % 6 == 0 or i == count - 1 else "sliding_attention"
+            for i in range(count)
+        ]
+    sliding = [i for i, kind in enumerate(types[:count]) if kind == "sliding_attention"]
+    cfg["per_layer_config"] = {str(i): {"sliding_window": 1024} for i in sliding[1::2]}
+    notes.append(
+        f"{path} gives no per_layer_config: NeoMMEConfig gives every second sliding layer a "
+        "window of 1024"
+    )
+
+
+def _global_head_dim(cfg: dict, path: str, notes: list[str]) -> None:
+    """EmbeddingGemma 2 and Gemma 4 Unified: without ``per_layer_config`` the class gives
+    the full-attention layers heads of ``global_head_dim`` (512 when the file gives none)."""
+    if "per_layer_config" not in cfg and cfg.get("global_head_dim") is None:
+        cfg["global_head_dim"] = 512
+        notes.append(
+            f"{path} gives no per_layer_config or global_head_dim: the class gives the "
+            "full-attention layers heads of 512"
+        )
+
+
+def _ultrabert(cfg: dict, path: str, notes: list[str]) -> None:
+    """UltraBERT's legacy files: a ``rope_theta`` list (one base per layer) and
+    ``attention_windows``, which its class turns into one RoPE per layer type; refused."""
+    for key in ("rope_theta", "attention_windows"):
+        if isinstance(cfg.get(key), Sequence) and not isinstance(cfg[key], (str, bytes)):
+            raise ValueError(
+                f"{path}[{key!r}] is a list, the legacy form UltrabertConfig turns into one RoPE "
+                "per layer type: this library does not read it (a config saved by transformers "
+                "5 gives rope_parameters and layer_types)"
+            )
+
+
 def _rotary_dim(cfg: dict, path: str, notes: list[str]) -> None:
     """A legacy ``rotary_dim`` (MiniMax-M2, GPT-J, CodeGen) as ``partial_rotary_factor``.
 
@@ -448,7 +800,8 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         )
     model_type = out.get("model_type")
     for legacy, standard in LEGACY_NAMES.get(model_type, {}).items():
-        if legacy in out and standard not in out:
+        # a class's to_dict writes both names, the standard one None (JetMoE's head_dim)
+        if legacy in out and out.get(standard) is None:
             out[standard] = out[legacy]
     states_rope = any(k in out for k in ("rope_theta", *_ROPE_DICT_KEYS))
     if model_type in _IMPLICIT_ROPE and not states_rope:
@@ -472,10 +825,15 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         if rope is None or "partial_rotary_factor" not in rope:
             out["partial_rotary_factor"] = _PARTIAL_DEFAULTS[model_type]
     if model_type in _DEFAULT_ROPE and _rope_dict(out)[1] is None:
-        out["rope_parameters"] = dict(_DEFAULT_ROPE[model_type])
+        installed = _DEFAULT_ROPE[model_type]
+        out["rope_parameters"] = {
+            k: dict(v) if isinstance(v, Mapping) else v for k, v in installed.items()
+        }
+        what = (
+            repr(installed["rope_type"]) if "rope_type" in installed else "one RoPE per layer type"
+        )
         notes.append(
-            f"{path} gives no RoPE dict: the configuration class installs "
-            f"{_DEFAULT_ROPE[model_type]['rope_type']!r} with its defaults"
+            f"{path} gives no RoPE dict: the configuration class installs {what} with its defaults"
         )
     if model_type in DEFAULT_THETAS and "rope_theta" not in out:
         _, rope = _rope_dict(out)
@@ -491,6 +849,18 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         _nemotron_h(out, path, notes)
     elif model_type == "mimo_v2_flash":
         _mimo_v2_flash(out, path, notes)
+    elif model_type == "mistral4":
+        _mistral4(out, path, notes)
+    elif model_type in ("granite_swa", "granitemoe_swa", "muse_glimmer_text"):
+        _layer_rope_theta(out, path, notes)
+    elif model_type == "modernbert":
+        _modernbert(out, path, notes)
+    elif model_type == "neomme":
+        _neomme(out, path, notes)
+    elif model_type == "ultrabert":
+        _ultrabert(out, path, notes)
+    elif model_type in _GLOBAL_HEAD_TYPES:
+        _global_head_dim(out, path, notes)
     # what the registry records the class filling in beyond base and length (a window)
     family = FAMILIES.get(model_type)
     for key, value in ({} if family is None else family.defaults or {}).items():

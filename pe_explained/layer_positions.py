@@ -8,8 +8,9 @@ learns the order of its tokens in one of three ways:
 * ``"nope"``: softmax attention without any position signal — order reaches it only
   through the causal mask (chapter 14) and through what earlier layers wrote;
 * ``"recurrence"``: no attention at all — a linear-attention or state-space mixer
-  (Gated DeltaNet, Kimi Delta Attention, Mamba-2) that reads the tokens in order, so
-  order is built into its recurrence;
+  (Gated DeltaNet, Kimi Delta Attention, Mamba-2, MiniMax's lightning attention) that
+  reads the tokens in order, so order is built into its recurrence, or a short causal
+  convolution (LFM2's ``conv`` layers), whose weights depend on each key's offset;
 * ``"none"``: no token mixing at all — a layer of its own for an MLP or a mixture of
   experts (Nemotron-H's ``-`` and ``E``), which sees each token alone: position does not
   enter it.
@@ -49,6 +50,14 @@ rotation), as the registry :mod:`~pe_explained.families` records it:
                          Mamba elsewhere; its attention never rotates
 ``afmoe``,               only sliding layers rotate (EXAONE-MoE's, as EXAONE 4's, when
 ``exaone_moe``           windowed; its class's window is 4096)
+``flint``, ``kolibri1``  only sliding layers rotate (Kolibri's, as EXAONE 4's, when windowed)
+``lfm2``                 ``conv`` layers (a short convolution) except at ``full_attn_idxs``
+``lfm3``                 ``conv`` layers beside sliding and full attention (full where
+                         i % 4 == 2, sliding where i % 4 == 0 from layer 4)
+``minimax``              lightning attention at odd layers; the window on full attention
+``granite_swa``,         ``layer_rope_theta``: each layer's base, 0 for NoPE (Muse Glimmer's
+``muse_glimmer_text``    text model reads only which entries are 0)
+``neomme``               windows per layer (``per_layer_config``), every second one 1024
 =======================  ==================================================================
 
 Other families: every attention layer rotates with its layer type's RoPE.
@@ -104,10 +113,11 @@ _LAYER_TYPES = frozenset(
         "heavily_compressed_attention",
         "hybrid",
         "linear_attention",
+        "conv",
     }
 )
-#: Layer types with no softmax attention.
-_RECURRENT = frozenset({"linear_attention"})
+#: Layer types with no softmax attention (LFM2's ``conv``: a short causal convolution).
+_RECURRENT = frozenset({"linear_attention", "conv"})
 #: Layer types that mix no tokens at all (Nemotron-H's MLP and MoE layers), by mixer.
 _NO_MIXING = {"mlp": "MLP", "moe": "MoE"}
 #: The mixer of a recurrent layer, by family (:mod:`~pe_explained.families`).
@@ -269,7 +279,53 @@ _LAYOUTS = {
         "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention"
         for i in range(count)
     ],
+    "first two, every 4th from 1, and the last": lambda cfg, path, count: [  # Flint
+        "full_attention" if i < 2 or i % 4 == 1 or i == count - 1 else "sliding_attention"
+        for i in range(count)
+    ],
+    "every 4th from the last": lambda cfg, path, count: [  # Muse Glimmer's text model
+        "full_attention" if (count - 1 - i) % 4 == 0 else "sliding_attention" for i in range(count)
+    ],
+    "every 4th from 0": lambda cfg, path, count: [  # Granite SWA
+        "full_attention" if i % 4 == 0 else "sliding_attention" for i in range(count)
+    ],
+    "global_attn_every_n_layers from 0": lambda cfg, path, count: _global_from_0(cfg, path, count),
+    "every 6th and the last": lambda cfg, path, count: [  # NeoMME
+        "full_attention" if (i + 1) % 6 == 0 or i == count - 1 else "sliding_attention"
+        for i in range(count)
+    ],
+    "full_attn_idxs": lambda cfg, path, count: _attention_idxs(cfg, path, count),
+    "alternating from full": lambda cfg, path, count: [  # MiniMax
+        "full_attention" if i % 2 == 0 else "linear_attention" for i in range(count)
+    ],
+    "full": lambda cfg, path, count: ["full_attention"] * count,  # Mellum
+    "conv, sliding and full by 4": lambda cfg, path, count: [  # LFM3
+        "full_attention" if i % 4 == 2 else "sliding_attention" if i % 4 == 0 and i else "conv"
+        for i in range(count)
+    ],
 }
+
+
+def _global_from_0(cfg: Mapping, path: str, count: int) -> list[str]:
+    """ModernBERT: full attention where ``i % global_attn_every_n_layers == 0``, else sliding."""
+    every = check_config_int(
+        f"{path}['global_attn_every_n_layers']",
+        cfg.get("global_attn_every_n_layers", 3),
+        "layers",
+    )
+    return ["sliding_attention" if i % every else "full_attention" for i in range(count)]
+
+
+def _attention_idxs(cfg: Mapping, path: str, count: int) -> list[str]:
+    """LFM2: full attention at the layers ``full_attn_idxs`` lists (every layer without it),
+    else a short convolution."""
+    name, listed = f"{path}['full_attn_idxs']", cfg.get("full_attn_idxs")
+    if listed is None:
+        return ["full_attention"] * count
+    if isinstance(listed, (str, bytes)) or not isinstance(listed, Sequence):
+        raise TypeError(f"{name} must be a list of layer indices, got {listed!r}")
+    at = {check_int(name, i, minimum=0) for i in listed}
+    return ["full_attention" if i in at else "conv" for i in range(count)]
 
 
 def _attention_at(cfg: Mapping, path: str, count: int) -> list[str]:
@@ -330,7 +386,13 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
     rotates = [by_kind[kind] and (flags is None or flags[i]) for i, kind in enumerate(kinds)]
     settings = (early if early is not None else rope()) if any(rotates) else {}
     mla = cfg.get("qk_rope_head_dim") is not None and cfg.get("kv_lora_rank") is not None
-    unread = FAMILIES.get(model_type) is None  # its rotating layers are an assumption
+    family = FAMILIES.get(model_type)
+    unread = family is None  # its rotating layers are an assumption
+    # the layer types that attend through the window (MiniMax: its full-attention layers)
+    windowed = _WINDOWED | {ALL_LAYERS}
+    if family is not None and family.window_types is not None:
+        windowed = frozenset(family.window_types)
+    own = _layer_windows(cfg, path, count) if window is not None else {}
     out = []
     keys: dict[str, str | None] = {}  # the RoPE key of a layer type, found at its first layer
     for index, (kind, rotate) in enumerate(zip(kinds, rotates, strict=True)):
@@ -357,7 +419,7 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
                 rope_key,
                 mixer,
                 # no layer types: every layer attends through the window (Mistral's code)
-                window=window if kind in _WINDOWED | {ALL_LAYERS} else None,
+                window=own.get(index, window) if kind in windowed else None,
                 chunk=chunk if kind == "chunked_attention" else None,
                 assumed=rotate and unread,
             )
@@ -381,6 +443,9 @@ def _window_and_chunk(cfg: Mapping, path: str) -> tuple[int | None, int | None]:
         check_bool(f"{path}['use_sliding_window']", use)
     # Qwen2, SmolLM3: a window in the file is used only with use_sliding_window
     window = None if use is False else cfg.get("sliding_window")
+    family = FAMILIES.get(cfg.get("model_type"))
+    if family is not None and "sliding_window" in (family.unread or {}):
+        window = None  # its code does not read it (noted by read_model)
     if window is not None:
         window = check_config_int(f"{path}['sliding_window']", window, "length")
     family = FAMILIES.get(cfg.get("model_type"))
@@ -388,6 +453,24 @@ def _window_and_chunk(cfg: Mapping, path: str) -> tuple[int | None, int | None]:
     if chunk is not None:
         chunk = check_config_int(f"{path}['attention_chunk_size']", chunk, "length")
     return window, chunk
+
+
+def _layer_windows(cfg: Mapping, path: str, count: int) -> dict[int, int | None]:
+    """Layer index → its own window, from ``per_layer_config``'s ``sliding_window`` (NeoMME
+    alternates two; None: the layer has none)."""
+    per_layer = cfg.get("per_layer_config")
+    if not isinstance(per_layer, Mapping):
+        return {}
+    out = {}
+    for index, overrides in per_layer.items():
+        if not isinstance(overrides, Mapping) or "sliding_window" not in overrides:
+            continue
+        name = f"{path}['per_layer_config'][{index!r}]['sliding_window']"
+        if not str(index).isdigit() or int(index) >= count:
+            raise ValueError(f"{name}: {index!r} is not a layer index below {count}")
+        value = overrides["sliding_window"]
+        out[int(index)] = None if value is None else check_config_int(name, value, "length")
+    return out
 
 
 def _rope_key(settings: Mapping, kind: str, model_type, path: str, index: int) -> str | None:

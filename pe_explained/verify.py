@@ -124,7 +124,11 @@ def _shrunk_standard(part: dict, heads_kept: int = _HEADS) -> dict:
             # MLA's keys have as many heads as queries; None is Nemotron's class default
             out["num_key_value_heads"] = heads_kept
         if isinstance(head_dim, int) and isinstance(hidden, int):
-            out["head_dim"] = head_dim  # the rotary width decides the frequencies: kept
+            # the rotary width decides the frequencies: kept; an MLA config that states no
+            # head_dim is not given one (Glm4MoeLiteConfig maps head_dim onto
+            # qk_rope_head_dim)
+            if isinstance(out.get("head_dim"), int) or "qk_rope_head_dim" not in out:
+                out["head_dim"] = head_dim
             out["hidden_size"] = heads_kept * head_dim
     for key, size in {**_SMALL, **_OTHER_SMALL}.items():
         if isinstance(out.get(key), int):
@@ -310,7 +314,8 @@ def observe(config: dict) -> dict:
         )
     torch.manual_seed(0)
     model = transformers.AutoModel.from_config(cfg).eval()
-    model = getattr(model, "language_model", model)
+    # the text model of a multimodal one (ModernVBERT's is its text_model)
+    model = getattr(model, "language_model", None) or getattr(model, "text_model", None) or model
     module = importlib.import_module(type(model).__module__)
     current = {"layer": None}
     attention: set[int] = set()
@@ -360,6 +365,10 @@ def observe(config: dict) -> dict:
     if rotary is None and rotations and sines[0] is not None:
         # no rotary module: the table is the one the first rotation was handed
         tables[SINGLE] = _table_seen(next(iter(rotations.values()))[0], sines[0])
+    # one rotary embedding per base beside it (Granite SWA's rotary_embs, by layer_rope_theta)
+    for k, emb in enumerate(getattr(model, "rotary_embs", None) or ()):
+        inv_freq = emb.inv_freq.detach().double().numpy()
+        tables[f"rotary_embs[{k}]"] = (inv_freq, float(emb.attention_scaling))
     count = len(layers)
     return {
         "attention": [i in attention for i in range(count)],

@@ -117,6 +117,32 @@ def _rope(scaling: dict, **top) -> dict:
 
 
 #: (name, config, seq_len): each shape of config and every rope_type with its parameters.
+#: Tiny configs of families first read from the sweep of transformers 5.23.
+_SWEPT = (
+    "flint",
+    "kolibri1",
+    "muse_glimmer_text",
+    "muse_glimmer_text_class_nope",
+    "glm4_moe_lite",
+    "mistral4",
+    "mistral4_class_rope",
+    "modernvbert",
+    "ultravbert",
+    "lfm2",
+    "lfm3",
+    "minimax",
+    "granite_swa",
+    "mistral_large4_text",
+    "modernbert",
+    "neomme",
+)
+_KOLIBRI_FULL = {
+    "model_type": "kolibri1",
+    "head_dim": 64,
+    "num_hidden_layers": 3,
+    "sliding_window": None,
+    "layer_types": ["full_attention"] * 3,
+}
 EDGE_CASES = [
     ("v5 rope_parameters", {**LLAMA31_V5, "model_type": "llama", "num_hidden_layers": 4}, None),
     (
@@ -636,6 +662,53 @@ EDGE_CASES = [
         {"model_type": "nemotron_h", "head_dim": 64, "num_hidden_layers": 52},
         None,
     ),
+    # the families read from transformers 5.23's sweep: their layouts, class rules and windows
+    *((f"{name}, from the registry", BASES[f"tiny {name}"], None) for name in _SWEPT),
+    (
+        "MiniMax's window on its full-attention layers",
+        {**BASES["tiny minimax"], "sliding_window": 64},
+        None,
+    ),
+    ("Kolibri without a window: every layer rotates", _KOLIBRI_FULL, None),
+    (
+        "ModernBERT's legacy bases and local_attention",
+        {
+            "model_type": "modernbert",
+            "hidden_size": 768,
+            "num_attention_heads": 12,
+            "num_hidden_layers": 7,
+            "global_rope_theta": 160000.0,
+            "local_rope_theta": 10000.0,
+            "local_attention": 128,
+            "max_position_embeddings": 8192,
+        },
+        None,
+    ),
+    (
+        "Mistral 4 without a RoPE dict: its class's YaRN on qk_rope_head_dim",
+        {"model_type": "mistral4", "qk_rope_head_dim": 64, "num_hidden_layers": 2},
+        None,
+    ),
+    (
+        "OLMoE ignores sliding_window",
+        {"model_type": "olmoe", "head_dim": 64, "num_hidden_layers": 2, "sliding_window": 8},
+        None,
+    ),
+    (
+        "EmbeddingGemma 2 without per_layer_config: global heads of 512",
+        {"model_type": "embedding_gemma2_text", "head_dim": 256, "num_hidden_layers": 6},
+        None,
+    ),
+    (
+        "Granite SWA, one layer_rope_theta base",
+        {**BASES["tiny granite_swa"], "layer_rope_theta": [5e5, 5e5, 0, 5e5, 5e5, 5e5]},
+        None,
+    ),
+    (
+        "Persimmon's share from its class",
+        {"model_type": "persimmon", "head_dim": 64, "num_hidden_layers": 2, "rope_theta": 25000.0},
+        None,
+    ),
 ]
 
 #: (name, config or JSON text, seq_len): inputs the library refuses.
@@ -656,6 +729,25 @@ BAD_INPUTS = [
     (
         "an empty Nemotron-H pattern",
         {"model_type": "nemotron_h", "hybrid_override_pattern": ""},
+        None,
+    ),
+    (
+        "Granite SWA, two bases in one layer type",
+        {**BASES["tiny granite_swa"], "layer_rope_theta": [1e6, 1e4, 2e4, 0, 1e4, 1e4]},
+        None,
+    ),
+    (
+        "UltraBERT's legacy list of bases",
+        {"model_type": "ultrabert", "head_dim": 64, "num_hidden_layers": 3, "rope_theta": [1e4]},
+        None,
+    ),
+    (
+        "Mistral 4, a share that is not MLA's",
+        {
+            "model_type": "mistral4",
+            "num_hidden_layers": 2,
+            "rope_parameters": {"rope_type": "yarn", "factor": 4.0, "partial_rotary_factor": 0.25},
+        },
         None,
     ),
     ("an unknown rope_type", _rope({"rope_type": "foo", "factor": 2.0}), None),
@@ -969,6 +1061,13 @@ FAULTS = [
         "at every length, also to inputs shorter than",
         "at every length, even for inputs shorter than",
     ),
+    # LFM2's conv layers read as attention; Mistral 4's head width not the class's
+    (
+        "inspector-layers",
+        'const RECURRENT = set("linear_attention conv");',
+        'const RECURRENT = set("linear_attention");',
+    ),
+    ("inspector-reading", 'if (type === "mistral4") mistral4(cfg, path, notes);', "if (false) {}"),
 ]
 
 

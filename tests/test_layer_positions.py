@@ -416,6 +416,14 @@ READ = {
     "hybrid_override_pattern",
     # MiMo-V2-Flash's window: that many keys before the query
     "sliding_window_size",
+    # Granite SWA's and Muse Glimmer's bases per layer (0: NoPE); ModernBERT's legacy bases
+    # and window; LFM2's attention layers; NeoMME's per-layer windows
+    "layer_rope_theta",
+    "global_rope_theta",
+    "local_rope_theta",
+    "local_attention",
+    "full_attn_idxs",
+    "per_layer_config",
 }
 #: Keys named as not modelled by ``inspect`` (model_reading.NOT_MODELLED).
 NAMED = set(model_reading.NOT_MODELLED)

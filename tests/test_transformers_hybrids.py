@@ -33,6 +33,7 @@ torch = pytest.importorskip(
     "torch", reason="PyTorch is not installed (differential tests run in CI)"
 )
 
+from pe_explained import read_model  # noqa: E402
 from pe_explained.verify import compare, observe  # noqa: E402
 
 CONFIGS = json.loads(
@@ -50,6 +51,30 @@ def test_layer_positions_match_what_transformers_does(name, observed):
     config = CONFIGS[name]
     observed[name] = seen = observe(config)
     assert compare(config, seen) == []
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_each_tiny_config_is_read_from_its_family_s_code(name):
+    """No layer of these is assumed: each family's entry (pe_explained.families) decides its
+    layers, so a missing or wrong entry fails here or in the comparison above."""
+    model = read_model(CONFIGS[name])
+    assert model.family is not None, name
+    assert not any(p.assumed for p in model.layers), name
+
+
+def test_the_windows_of_the_families_whose_code_places_them():
+    """Windows are not observed above (the tiny models run 12 tokens): MiniMax's window is on
+    its full-attention layers, NeoMME's alternates by per_layer_config (its class: every
+    second sliding layer 1024), ModernBERT's is half of local_attention."""
+    minimax = {**CONFIGS["minimax"], "sliding_window": 64}
+    assert [(p.source, p.window) for p in read_model(minimax).layers] == [
+        ("rotary", 64),
+        ("recurrence", None),
+    ] * 2
+    neomme = [p.window for p in read_model(CONFIGS["neomme"]).layers]
+    assert neomme == [4, 1024, 4, 1024, 4, None]
+    modernbert = [p.window for p in read_model(CONFIGS["modernbert"]).layers]
+    assert modernbert == [None, 4, 4, None]
 
 
 def test_the_comparison_fails_on_a_wrong_answer():

@@ -319,7 +319,9 @@
   const RENAMED = { mamba: "linear_attention", attention: "full_attention",
     deepseek_sparse_attention: "indexed_attention", qwen_sparse_attention: "indexed_attention" };
   const LAYER_TYPES = set("full_attention sliding_attention chunked_attention indexed_attention " +
-    "compressed_sparse_attention heavily_compressed_attention hybrid linear_attention");
+    "compressed_sparse_attention heavily_compressed_attention hybrid linear_attention conv");
+  // layer types with no softmax attention (LFM2's conv: a short causal convolution)
+  const RECURRENT = set("linear_attention conv");
   const V4 = { 0: "sliding_attention", 4: "compressed_sparse_attention",
     128: "heavily_compressed_attention" };
   const WINDOWED = set("sliding_attention compressed_sparse_attention " +
@@ -425,6 +427,34 @@
     },
     "first and every 6th": (cfg, path, count) => range(count).map((i) => // MiMo-V2-Flash
       (i === 0 || (i + 1) % 6 === 0 ? "full_attention" : "sliding_attention")),
+    "first two, every 4th from 1, and the last": (cfg, path, count) => range(count).map((i) =>
+      (i < 2 || i % 4 === 1 || i === count - 1 ? "full_attention" : "sliding_attention")), // Flint
+    "every 4th from the last": (cfg, path, count) => range(count).map((i) => // Muse Glimmer
+      ((count - 1 - i) % 4 === 0 ? "full_attention" : "sliding_attention")),
+    "every 4th from 0": (cfg, path, count) => range(count).map((i) => // Granite SWA
+      (i % 4 === 0 ? "full_attention" : "sliding_attention")),
+    "global_attn_every_n_layers from 0": (cfg, path, count) => { // ModernBERT
+      const every = checkConfigInt(key(path, "global_attn_every_n_layers"),
+        get(cfg, "global_attn_every_n_layers", 3), "layers");
+      return range(count).map((i) => (i % every ? "sliding_attention" : "full_attention"));
+    },
+    "every 6th and the last": (cfg, path, count) => range(count).map((i) => // NeoMME
+      ((i + 1) % 6 === 0 || i === count - 1 ? "full_attention" : "sliding_attention")),
+    full_attn_idxs: (cfg, path, count) => { // LFM2
+      const name = key(path, "full_attn_idxs");
+      const listed = get(cfg, "full_attn_idxs");
+      if (listed === null) return range(count).map(() => "full_attention");
+      if (!Array.isArray(listed)) {
+        fail(`${name} must be a list of layer indices, got ${repr(listed)}`, "TypeError");
+      }
+      const at = new Set(listed.map((i) => num(checkInt(name, i, 0))));
+      return range(count).map((i) => (at.has(i) ? "full_attention" : "conv"));
+    },
+    "alternating from full": (cfg, path, count) => range(count).map((i) => // MiniMax
+      (i % 2 === 0 ? "full_attention" : "linear_attention")),
+    full: (cfg, path, count) => range(count).map(() => "full_attention"), // Mellum
+    "conv, sliding and full by 4": (cfg, path, count) => range(count).map((i) => // LFM3
+      (i % 4 === 2 ? "full_attention" : i % 4 === 0 && i ? "sliding_attention" : "conv")),
     global_attn_every_n_layers: (cfg, path, count) => { // AFMoE
       const every = checkConfigInt(key(path, "global_attn_every_n_layers"),
         get(cfg, "global_attn_every_n_layers", 4), "layers");
@@ -467,14 +497,18 @@
     const kinds = layerTypeNames(cfg, path, count);
     const type = cfg.model_type;
     const flags = rotatingLayers(cfg, path, count);
-    const rotates = kinds.map((kind, i) => kind !== "linear_attention" &&
+    const rotates = kinds.map((kind, i) => !RECURRENT.has(kind) &&
       !has(NO_MIXING, kind) && attentionRotates(cfg, kind) && (flags === null || flags[i]));
     const settings = rotates.some(Boolean) ? early || rope() : {};
     const mla = get(cfg, "qk_rope_head_dim") !== null && get(cfg, "kv_lora_rank") !== null;
     const unread = family(type) === null; // its rotating layers are an assumption
+    // the layer types that attend through the window (MiniMax: its full-attention layers)
+    const types = familyValue(type, "window_types");
+    const windowed = types === null ? WINDOWED : new Set(types);
+    const own = window === null ? {} : layerWindows(cfg, path, count);
     return kinds.map((kind, index) => {
       if (has(NO_MIXING, kind)) return position(index, kind, "none", null, NO_MIXING[kind]);
-      if (kind === "linear_attention") {
+      if (RECURRENT.has(kind)) {
         return position(index, kind, "recurrence", null,
           familyValue(type, "mixer") || "linear attention");
       }
@@ -486,7 +520,8 @@
       }
       const mixer = mla ? "MLA" : kind === "hybrid" ? "attention + Mamba-2" : "attention";
       return position(index, kind, rotate ? "rotary" : "nope", used, mixer,
-        WINDOWED.has(kind) ? window : null, kind === "chunked_attention" ? chunk : null,
+        windowed.has(kind) ? (has(own, index) ? own[index] : window) : null,
+        kind === "chunked_attention" ? chunk : null,
         rotate && unread);
     });
   }
@@ -496,10 +531,29 @@
     const use = get(cfg, "use_sliding_window");
     if (use !== null) checkBool(key(path, "use_sliding_window"), use);
     let window = use === false ? null : get(cfg, "sliding_window");
+    const unread = familyValue(cfg.model_type, "unread");
+    if (unread !== null && has(unread, "sliding_window")) window = null; // its code ignores it
     if (window !== null) window = checkConfigInt(key(path, "sliding_window"), window, "length");
     let chunk = get(cfg, "attention_chunk_size", familyValue(cfg.model_type, "attention_chunk"));
     if (chunk !== null) chunk = checkConfigInt(key(path, "attention_chunk_size"), chunk, "length");
     return [window, chunk];
+  }
+
+  // per_layer_config's windows, by layer index (NeoMME alternates two; null: none)
+  function layerWindows(cfg, path, count) {
+    const perLayer = get(cfg, "per_layer_config");
+    const out = {};
+    if (!isMap(perLayer)) return out;
+    Object.entries(perLayer).forEach(([index, overrides]) => {
+      if (!isMap(overrides) || !has(overrides, "sliding_window")) return;
+      const name = `${key(path, "per_layer_config")}[${repr(index)}]['sliding_window']`;
+      if (!/^[0-9]+$/.test(index) || Number(index) >= count) {
+        fail(`${name}: ${repr(index)} is not a layer index below ${count}`);
+      }
+      const value = overrides.sliding_window;
+      out[Number(index)] = value === null ? null : checkConfigInt(name, value, "length");
+    });
+    return out;
   }
 
   // read_temperature(cfg, path, layers): layers null where the config gives none

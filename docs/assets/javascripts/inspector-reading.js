@@ -10,10 +10,221 @@
   "use strict";
 
   const {
-    isMap, isInt, num, has, get, truthy, typeName, repr, g, fail, checkConfigInt, checkBool,
-    checkMapping, key, standardise, INTERLEAVED, HALVES, statesRope, textPart, readRope,
-    readLayers, nonrotaryLayers, readTemperature, nonrotary, family,
+    isMap, isInt, isReal, num, has, get, pop, truthy, range, set, typeName, repr, g, fail,
+    checkConfigInt, checkFloat, checkBase, checkBool, checkMapping, key, standardise, ropeDict,
+    INTERLEAVED, HALVES, statesRope, textPart, readRope, readLayers, nonrotaryLayers,
+    readTemperature, nonrotary, family,
   } = window.peInspector;
+
+  // --- hf_families.py, the rules of the families read last: the end of standardise()
+
+  // Mistral 4: head_dim is qk_nope_head_dim + qk_rope_head_dim; the share of it rotated
+  // must be the qk_rope_head_dim dims of MLA (read as all of them); YaRN without a RoPE dict
+  const MISTRAL4_ROPE = { rope_type: "yarn", rope_theta: 1e4, factor: 128,
+    original_max_position_embeddings: 8192, beta_fast: 32, beta_slow: 1, mscale_all_dim: 1,
+    mscale: 1, llama_4_scaling_beta: 0.1 };
+  function mistral4(cfg, path, notes) {
+    const ropeDim = num(checkConfigInt(key(path, "qk_rope_head_dim"),
+      get(cfg, "qk_rope_head_dim", 64), "head_dim", 2));
+    const nope = num(checkConfigInt(key(path, "qk_nope_head_dim"),
+      get(cfg, "qk_nope_head_dim", 64), "head_dim", 0));
+    const head = ropeDim + nope;
+    let [k, rope] = ropeDict(cfg);
+    if (rope === null) {
+      k = "rope_parameters";
+      rope = { ...MISTRAL4_ROPE };
+      if (get(cfg, "max_position_embeddings") !== null) {
+        rope.max_position_embeddings = cfg.max_position_embeddings;
+      }
+      notes.push(`${path} gives no RoPE dict: Mistral4Config installs 'yarn' with its defaults`);
+    }
+    const where = `${key(path, k)}['partial_rotary_factor']`;
+    let share = checkFloat(where, get(rope, "partial_rotary_factor", ropeDim / head),
+      { gt: 0, le: 1 });
+    // Mistral4RotaryEmbedding's own default RoPE reads no share: the whole head
+    const plain = get(rope, "rope_type", get(rope, "type", "default")) === "default";
+    const rotated = plain ? head : Math.floor(head * share);
+    if (rotated !== ropeDim) {
+      const what = plain ? `${key(path, k)}: rope_type 'default' (which reads no share)`
+        : `${where} = ${g(share)}`;
+      fail(`${what} rotates ${rotated} dims of head_dim ${head} (qk_nope_head_dim + ` +
+        `qk_rope_head_dim), not the qk_rope_head_dim = ${ropeDim} dims MLA rotates: ` +
+        "Mistral4Attention cannot run it");
+    }
+    if (plain) share = ropeDim / head;
+    cfg[k] = { ...rope, partial_rotary_factor: 1 };
+    delete cfg.partial_rotary_factor;
+    notes.push(`Mistral4Config makes head_dim qk_nope_head_dim + qk_rope_head_dim = ${head} ` +
+      `and rotates ${g(share)} of it: the qk_rope_head_dim = ${ropeDim} dims of MLA, read ` +
+      "here as all of qk_rope_head_dim");
+  }
+
+  // layer_rope_theta (0: NoPE) as no_rope_layers: Granite SWA rotates each layer by its own
+  // base; Muse Glimmer's text model by rope_parameters' (without the list: every 4th NoPE
+  // counted back from the last)
+  const LAYER_ROPE_THETA = set("granite_swa granitemoe_swa muse_glimmer_text");
+  function layerRopeTheta(cfg, path, notes) {
+    const muse = cfg.model_type === "muse_glimmer_text";
+    let thetas = get(cfg, "layer_rope_theta");
+    const name = key(path, "layer_rope_theta");
+    if (get(cfg, "num_hidden_layers") === null) return;
+    const count = num(checkConfigInt(key(path, "num_hidden_layers"), cfg.num_hidden_layers,
+      "layers"));
+    if (thetas === null) {
+      if (muse) {
+        cfg.no_rope_layers = range(count).map((i) => ((count - 1 - i) % 4 !== 0 ? 1 : 0));
+        notes.push(`${path} gives no layer_rope_theta: MuseGlimmerTextConfig makes every 4th ` +
+          "layer counted back from the last NoPE");
+      }
+      return;
+    }
+    if (!Array.isArray(thetas)) {
+      fail(`${name} must be a list of bases (0: NoPE), got ${repr(thetas)}`, "TypeError");
+    }
+    if (thetas.length < count) {
+      fail(`${name} has ${thetas.length} entries, fewer than ` +
+        `${key(path, "num_hidden_layers")} = ${count}`);
+    }
+    thetas = thetas.slice(0, count).map((t) => (isReal(t) && num(t) === 0 ? 0
+      : checkBase(name, t)));
+    cfg.no_rope_layers = thetas.map((t) => (t !== 0 ? 1 : 0));
+    const bases = [...new Set(thetas.filter((t) => t !== 0))].sort((a, b) => a - b);
+    const listed = bases.map((t) => g(t)).join(", ");
+    const [, rope] = ropeDict(cfg);
+    if (rope !== null && Object.values(rope).every(isMap)) return; // one dict per layer type
+    const base = get(rope || {}, "rope_theta", get(cfg, "rope_theta", 1e4));
+    if (muse) {
+      const others = bases.filter((t) => isReal(base) && t !== num(base)).map((t) => g(t));
+      if (others.length) {
+        notes.push(`${name} holds bases (${others.join(", ")}) other than rope_theta ` +
+          `${g(base)}: MuseGlimmerTextModel rotates every layer whose entry is not 0 by ` +
+          "rope_parameters' base; those values are not read as bases");
+      }
+      return;
+    }
+    if (!bases.length) return;
+    const given = { ...(rope || { rope_type: "default" }) };
+    if (bases.length === 1) {
+      cfg.rope_parameters = { ...given, rope_theta: bases[0] };
+    } else {
+      const types = get(cfg, "layer_types");
+      const readable = Array.isArray(types) && types.every((t) => typeof t === "string");
+      const byType = {};
+      if (readable) {
+        thetas.forEach((theta, i) => {
+          if (theta && i < types.length) (byType[types[i]] ||= new Set()).add(theta);
+        });
+      }
+      if (!readable || Object.values(byType).some((found) => found.size > 1)) {
+        fail(`${name} gives layers of one type different bases (${listed}): the model rotates ` +
+          "each layer by its own base, and this library reads one RoPE per layer type");
+      }
+      cfg.rope_parameters = Object.fromEntries([...new Set(types.slice(0, count))].map((kind) =>
+        [kind, { ...given, rope_theta: has(byType, kind) ? [...byType[kind]][0] : base }]));
+    }
+    delete cfg.rope_scaling;
+    delete cfg.rope_theta;
+    notes.push(`${name} gives each layer its base (${listed}; 0: NoPE): one rotary embedding ` +
+      "per base");
+  }
+
+  // ModernBERT: one RoPE per layer type, bases from the legacy global_rope_theta and
+  // local_rope_theta, a flat rope_scaling on both; its window is local_attention // 2
+  function modernbert(cfg, path, notes) {
+    const rope = get(cfg, "rope_parameters");
+    const nested = isMap(rope) && Object.values(rope).some(isMap);
+    const byType = nested ? { ...rope } : {};
+    const scaling = pop(cfg, "rope_scaling");
+    if (truthy(scaling) && !isMap(scaling)) {
+      fail(`${key(path, "rope_scaling")} must be a dict, got ${typeName(scaling)}`, "TypeError");
+    }
+    [["full_attention", "global_rope_theta", 16e4], ["sliding_attention", "local_rope_theta", 1e4]]
+      .forEach(([kind, legacy, theta]) => {
+        let entry = get(byType, kind);
+        if (entry !== null && !isMap(entry)) return; // refused where the RoPE is read
+        entry = { ...(entry || { rope_type: "default" }), ...(scaling || {}) };
+        if (!has(entry, "rope_theta")) {
+          entry.rope_theta = get(cfg, legacy, theta);
+          if (has(cfg, legacy)) {
+            notes.push(`${key(path, legacy)} = ${repr(cfg[legacy])} is the ${kind} layers' base`);
+          }
+        }
+        byType[kind] = entry;
+      });
+    cfg.rope_parameters = byType;
+    if (get(cfg, "sliding_window") === null || has(cfg, "local_attention")) {
+      const local = num(checkConfigInt(key(path, "local_attention"),
+        get(cfg, "local_attention", 128), "length"));
+      cfg.sliding_window = Math.floor(local / 2);
+      notes.push(`${key(path, "local_attention")} = ${local}: ModernBertConfig's sliding_window ` +
+        `is half of it, ${Math.floor(local / 2)} keys on each side`);
+    }
+  }
+
+  // NeoMME: one RoPE per layer type filled in from rope_theta (both) or the class's bases
+  // and shares; without per_layer_config, every second sliding layer's window is 1024
+  function neomme(cfg, path, notes) {
+    const rope = get(cfg, "rope_parameters");
+    const byType = isMap(rope) ? { ...rope } : {};
+    const theta = pop(cfg, "rope_theta");
+    if (theta !== null) {
+      notes.push(`${key(path, "rope_theta")} = ${repr(theta)} is both layer types' base ` +
+        "(NeoMMEConfig)");
+    }
+    [["full_attention", 1e6, 0.25], ["sliding_attention", 1e4, 1]].forEach(([kind, base, share]) => {
+      const entry = get(byType, kind, {});
+      if (!isMap(entry)) return; // refused where the RoPE is read
+      byType[kind] = { partial_rotary_factor: share, rope_type: "default",
+        rope_theta: theta === null ? base : theta, ...entry };
+    });
+    cfg.rope_parameters = byType;
+    if (has(cfg, "per_layer_config") || get(cfg, "num_hidden_layers") === null) return;
+    const count = num(checkConfigInt(key(path, "num_hidden_layers"), cfg.num_hidden_layers,
+      "layers"));
+    let types = get(cfg, "layer_types");
+    if (!Array.isArray(types)) {
+      types = range(count).map((i) => ((i + 1) % 6 === 0 || i === count - 1 ? "full_attention"
+        : "sliding_attention"));
+    }
+    const sliding = range(Math.min(count, types.length))
+      .filter((i) => types[i] === "sliding_attention");
+    cfg.per_layer_config = Object.fromEntries(sliding.filter((_, j) => j % 2 === 1)
+      .map((i) => [String(i), { sliding_window: 1024 }]));
+    notes.push(`${path} gives no per_layer_config: NeoMMEConfig gives every second sliding ` +
+      "layer a window of 1024");
+  }
+
+  // UltraBERT's legacy lists (a rope_theta per layer, attention_windows): refused
+  function ultrabert(cfg, path) {
+    ["rope_theta", "attention_windows"].forEach((k) => {
+      if (Array.isArray(get(cfg, k))) {
+        fail(`${key(path, k)} is a list, the legacy form UltrabertConfig turns into one RoPE ` +
+          "per layer type: this library does not read it (a config saved by transformers 5 " +
+          "gives rope_parameters and layer_types)");
+      }
+    });
+  }
+
+  // EmbeddingGemma 2, Gemma 4 Unified: full-attention heads of global_head_dim (512)
+  function globalHeadDim(cfg, path, notes) {
+    if (!has(cfg, "per_layer_config") && get(cfg, "global_head_dim") === null) {
+      cfg.global_head_dim = 512;
+      notes.push(`${path} gives no per_layer_config or global_head_dim: the class gives the ` +
+        "full-attention layers heads of 512");
+    }
+  }
+
+  const GLOBAL_HEAD_TYPES = set("embedding_gemma2 embedding_gemma2_text gemma4_unified " +
+    "gemma4_unified_text");
+  function classRules(cfg, path, notes) {
+    const type = get(cfg, "model_type");
+    if (type === "mistral4") mistral4(cfg, path, notes);
+    else if (LAYER_ROPE_THETA.has(type)) layerRopeTheta(cfg, path, notes);
+    else if (type === "modernbert") modernbert(cfg, path, notes);
+    else if (type === "neomme") neomme(cfg, path, notes);
+    else if (type === "ultrabert") ultrabert(cfg, path, notes);
+    else if (GLOBAL_HEAD_TYPES.has(type)) globalHeadDim(cfg, path, notes);
+  }
 
   // Keys that change positions and that the library does not model, with what they do.
   const NOT_MODELLED = {
@@ -122,6 +333,7 @@
     if (scheme) return nonrotaryModel(config, scheme);
     const [raw, path] = textPart(config);
     const [cfg, notes] = standardise(raw, path);
+    classRules(cfg, path, notes);
     // what the family's class fills in where the file is silent (a window, a pattern)
     const entry = family(get(cfg, "model_type"));
     Object.entries((entry && entry.defaults) || {}).forEach(([k, value]) => {

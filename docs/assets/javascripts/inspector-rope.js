@@ -369,36 +369,68 @@
 
   // CLASS_DEFAULTS: [rope_theta, max_position_embeddings] a class fills in (null: per type)
   const CLASS_DEFAULTS = {
-    afmoe: [1e4, 16384], apertus: [12e6, 65536], bamba: [1e4, 262144], cohere: [5e5, 8192],
-    cohere2: [1e4, 8192],
-    deepseek_v2: [1e4, 2048], deepseek_v3: [1e4, 4096], ernie4_5: [5e5, 131072],
-    ernie4_5_moe: [5e5, 131072], exaone4: [1e4, 2048], exaone_moe: [1e4, 2048],
-    falcon: [1e4, 2048],
-    gemma: [1e4, 8192], gemma2: [1e4, 8192], gemma3: [null, 131072],
-    gemma3_text: [null, 131072], gemma3n: [null, 32768], gemma3n_text: [null, 32768],
-    glm: [1e4, 131072], glm4: [1e4, 131072], gpt_neox: [1e4, 2048], gpt_oss: [15e4, 131072],
-    granite: [1e4, 2048], helium: [1e5, 4096], hunyuan_v1_dense: [1e4, 2048],
-    llama: [1e4, 2048], llama4: [5e5, 131072], llama4_text: [5e5, 131072],
-    mimo_v2_flash: [null, 131072], minimax_m2: [5e6, 196608], ministral: [1e4, 131072],
-    mistral: [1e4, 131072],
-    mixtral: [1e6, 131072], nemotron: [1e4, 4096], olmo: [1e4, 2048], olmo2: [1e4, 2048],
-    olmo3: [5e5, 2048], persimmon: [1e4, 16384], phi: [1e4, 2048], phi3: [1e4, 4096],
-    qwen2: [1e4, 32768], qwen2_moe: [1e4, 32768], qwen3: [1e4, 32768],
-    qwen3_moe: [1e4, 32768], qwen3_next: [1e4, 32768], smollm3: [2e6, 32768],
-    stablelm: [1e4, 4096], starcoder2: [1e4, 4096],
+    afmoe: [1e4, 16384], apertus: [12e6, 65536], arcee: [1e4, 4096], aria_text: [1e4, 2048],
+    axk1: [1e4, 32768], axk2: [1e4, 131072], bamba: [1e4, 262144], bitnet: [5e5, 2048],
+    cohere: [5e5, 8192], cohere2: [1e4, 8192], cosmos3_edge_text: [1e8, 131072],
+    deepseek_v2: [1e4, 2048], deepseek_v3: [1e4, 4096], diffllama: [1e4, 2048], doge: [1e4, 2048],
+    embedding_gemma2: [null, 262144], embedding_gemma2_text: [null, 262144],
+    ernie4_5: [5e5, 131072], ernie4_5_moe: [5e5, 131072], esmc: [1e4, 2048], eurobert: [1e4, 8192],
+    exaone4: [1e4, 2048], exaone_moe: [1e4, 2048], falcon: [1e4, 2048], flex_olmo: [5e5, 4096],
+    flint: [1e4, 262144], fuyu: [1e4, 16384], gemma: [1e4, 8192], gemma2: [1e4, 8192],
+    gemma3: [null, 131072], gemma3_text: [null, 131072], gemma3n: [null, 32768],
+    gemma3n_text: [null, 32768], gemma4_unified: [null, 262144],
+    gemma4_unified_text: [null, 262144], glm: [1e4, 131072], glm4: [1e4, 131072],
+    glm4_moe_lite: [1e4, 202752], glm_ocr_text: [1e4, 131072], gpt_neox: [1e4, 2048],
+    gpt_neox_japanese: [1e4, 2048], gpt_oss: [15e4, 131072], granite: [1e4, 2048],
+    granite_docling_text: [1e4, 32768], granite_swa: [1e4, 8192], granitemoe_swa: [1e4, 2048],
+    granitemoeshared: [1e4, 2048], gte: [16e4, 8192], helium: [1e5, 4096],
+    hunyuan_v1_dense: [1e4, 2048], hy_v3: [11158840, 131072], hy_v4: [1e4, 262144],
+    hyperclovax: [1e4, 2048], internlm3: [1e4, 32768], iquestcoder: [1e4, 131072],
+    jais2: [1e4, 8192], jetmoe: [1e4, 4096], jina_embeddings_v3: [2e4, 8194],
+    kolibri1: [1e4, 262144], lfm2: [1e6, 128000], lfm3: [null, 128000], llama: [1e4, 2048],
+    llama4: [5e5, 131072], llama4_text: [5e5, 131072], mellum: [null, 131072],
+    mimo_v2_flash: [null, 131072], minicpm3: [1e4, 32768], minimax: [1e6, 131072],
+    minimax_m2: [5e6, 196608], ministral: [1e4, 131072], mistral: [1e4, 131072],
+    mistral4: [1e4, 1048576], mistral_large4_text: [1e4, 1048576], mixtral: [1e6, 131072],
+    modernbert: [null, 8192], molmo2_text: [1e4, 36864], muse_glimmer_text: [1e4, 131072],
+    nanochat: [1e4, 2048], nemotron: [1e4, 4096], neomme: [null, 16384], olmo: [1e4, 2048],
+    olmo2: [1e4, 2048], olmo3: [5e5, 2048], olmoe: [1e4, 4096],
+    openai_privacy_filter: [15e4, 131072], persimmon: [1e4, 16384], phi: [1e4, 2048],
+    phi3: [1e4, 4096], phimoe: [1e6, 131072], qwen2: [1e4, 32768], qwen2_moe: [1e4, 32768],
+    qwen3: [1e4, 32768], qwen3_moe: [1e4, 32768], qwen3_next: [1e4, 32768],
+    qwen3_vl_moe_text: [5e5, 128000], smollm3: [2e6, 32768], solar_open: [1e6, 131072],
+    stablelm: [1e4, 4096], starcoder2: [1e4, 4096], ultrabert: [null, 32768],
+    vaultgemma: [1e4, 8192], youtu: [1e4, 131072],
   };
   const DEFAULT_THETAS = Object.fromEntries(Object.entries(CLASS_DEFAULTS)
     .filter(([, [theta]]) => theta !== null && theta !== 1e4).map(([t, [theta]]) => [t, theta]));
   const PARTIAL_DEFAULTS = {
     qwen3_next: 0.25, qwen3_5: 0.25, qwen3_5_text: 0.25, qwen3_5_moe: 0.25,
-    qwen3_5_moe_text: 0.25, glm4_moe: 0.5,
+    qwen3_5_moe_text: 0.25, glm4_moe: 0.5, persimmon: 0.5, fuyu: 0.5,
   };
+  const PER_TYPE_1E6 = { sliding_attention: { rope_type: "default", rope_theta: 1e4 },
+    full_attention: { rope_type: "default", rope_theta: 1e6 } };
+  const GEMMA4_ROPE = { sliding_attention: { rope_type: "default", rope_theta: 1e4 },
+    full_attention: { rope_type: "proportional", partial_rotary_factor: 0.25, rope_theta: 1e6 } };
   const DEFAULT_ROPE = {
     apertus: { rope_type: "llama3", rope_theta: 12e6, factor: 8,
       original_max_position_embeddings: 8192, low_freq_factor: 1, high_freq_factor: 4 },
     gpt_oss: { rope_type: "yarn", factor: 32, beta_fast: 32, beta_slow: 1, truncate: false,
       original_max_position_embeddings: 4096 },
+    mistral_large4_text: { rope_type: "yarn", rope_theta: 1e4, factor: 2048,
+      original_max_position_embeddings: 512, beta_fast: 32, beta_slow: 1, attention_factor: 1 },
+    openai_privacy_filter: { rope_type: "yarn", factor: 32, beta_fast: 32, beta_slow: 1,
+      truncate: false, original_max_position_embeddings: 4096 },
+    embedding_gemma2: PER_TYPE_1E6, embedding_gemma2_text: PER_TYPE_1E6,
+    gemma4_unified: GEMMA4_ROPE, gemma4_unified_text: GEMMA4_ROPE,
+    lfm3: { sliding_attention: { rope_type: "default", rope_theta: 1e4 },
+      full_attention: { rope_type: "proportional", rope_theta: 1e6, partial_rotary_factor: 0.5 } },
+    mellum: { full_attention: { rope_type: "default", rope_theta: 5e5 },
+      sliding_attention: { rope_type: "default", rope_theta: 1e4 } },
+    ultrabert: { sliding_attention: { rope_type: "default", rope_theta: 1e4 },
+      full_attention: { rope_type: "default", rope_theta: 2.56e6 } },
   };
+
   const HUNYUAN = set("hunyuan_v1_dense hunyuan_v1_moe hunyuan");
   const HUNYUAN_KEYS = ["alpha", "beta_fast", "beta_slow", "mscale", "mscale_all_dim"];
   const GPT_NAMES = { n_positions: "max_position_embeddings", n_embd: "hidden_size",
@@ -413,6 +445,7 @@
     mpt: { n_heads: "num_attention_heads", d_model: "hidden_size", n_layers: "num_hidden_layers" },
     gpt_neo: { num_heads: "num_attention_heads", num_layers: "num_hidden_layers" },
     t5: T5_NAMES, mt5: T5_NAMES, hunyuan: { attention_head_dim: "head_dim" },
+    jetmoe: { kv_channels: "head_dim" },
   };
   const legacyKey = (type, standard) => Object.entries(get(LEGACY, type, {}))
     .find(([, name]) => name === standard)?.[0] ?? standard;
@@ -597,7 +630,8 @@
     }
     const type = get(out, "model_type");
     Object.entries(get(LEGACY, type, {})).forEach(([legacy, standard]) => {
-      if (has(out, legacy) && !has(out, standard)) out[standard] = out[legacy];
+      // a class's to_dict writes both names, the standard one None (JetMoE's head_dim)
+      if (has(out, legacy) && get(out, standard) === null) out[standard] = out[legacy];
     });
     const statesRope = ["rope_theta", "rope_scaling", "rope_parameters"].some((k) => has(out, k));
     const alibiFalcon = type === "falcon" && truthy(get(out, "alibi"));
@@ -621,9 +655,13 @@
       }
     }
     if (has(DEFAULT_ROPE, type) && !ropeDict(out)[1]) {
-      out.rope_parameters = { ...DEFAULT_ROPE[type] };
-      notes.push(`${path} gives no RoPE dict: the configuration class installs ` +
-        `${repr(DEFAULT_ROPE[type].rope_type)} with its defaults`);
+      const installed = DEFAULT_ROPE[type];
+      out.rope_parameters = Object.fromEntries(Object.entries(installed)
+        .map(([k, v]) => [k, isMap(v) ? { ...v } : v]));
+      const what = has(installed, "rope_type") ? repr(installed.rope_type)
+        : "one RoPE per layer type";
+      notes.push(`${path} gives no RoPE dict: the configuration class installs ${what} with ` +
+        "its defaults");
     }
     if (has(DEFAULT_THETAS, type) && !has(out, "rope_theta")) {
       const [, rope] = ropeDict(out);
@@ -634,6 +672,8 @@
     else if (HUNYUAN.has(type)) hunyuan(out, path, notes);
     else if (type === "nemotron_h") nemotronH(out, path, notes);
     else if (type === "mimo_v2_flash") mimoV2Flash(out, path, notes);
+    // the rules of families added later are in inspector-reading.js (classRules), applied
+    // right after this, in hf_families.standardise's order
     return [out, notes];
   }
 
@@ -641,6 +681,6 @@
     parse, isFloat, isInt, isReal, isMap, num, has, get, pop, truthy, range, set, typeName, repr,
     g, fail, checkInt, checkConfigInt, checkName, checkFloat, checkBase, checkBool, checkMapping,
     key, mscale, LOG_MAX,
-    ropeFrequencies, frequencies, scalingDict, standardise, legacyKey,
+    ropeFrequencies, frequencies, scalingDict, standardise, legacyKey, ropeDict,
   });
 })();
