@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every model type transformers ships, checked as ``inspect --verify`` checks a config.
 
-    .venv/bin/python scripts/transformers_sweep.py   # docs/data/transformers_sweep.json
+    .venv/bin/python scripts/transformers_sweep.py           # docs/data/transformers_sweep.json
+    .venv/bin/python scripts/transformers_sweep.py --check   # CI: the stored file holds
 
 For each ``model_type`` of transformers' configuration mapping, the config is its
 configuration class's default, as ``to_dict()`` writes it (the shape a released
@@ -83,10 +84,17 @@ def check(model_type: str) -> dict:
     return {"status": "agrees, assumed" if assumed else "agrees", "layers": result.layers}
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """Run the sweep and write :data:`OUT`; with ``--check``, write nothing and exit 1 if
+    any family's entry differs from the stored one (CI: the stored file is what the
+    transformers installed does), or if a family the library has read differs."""
     import torch
     import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    checking = argv == ["--check"]
+    if argv and not checking:
+        sys.exit("usage: transformers_sweep.py [--check]")
 
     families = {}
     start = time.monotonic()
@@ -101,13 +109,28 @@ def main() -> int:
         "code_hash": code_hash(),
         "families": families,
     }
-    OUT.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     counts: dict[str, int] = {}
     for entry in families.values():
         counts[entry["status"]] = counts.get(entry["status"], 0) + 1
-    print(f"[sweep] {counts} in {time.monotonic() - start:.0f} s; wrote {OUT}", file=sys.stderr)
-    return 0
+    took = f"{counts} in {time.monotonic() - start:.0f} s"
+    wrong = sorted(name for name, entry in families.items() if entry["status"] == "differs")
+    if checking:
+        stored = json.loads(OUT.read_text(encoding="utf-8"))
+        changed = sorted(
+            name
+            for name in families.keys() | stored["families"].keys()
+            if families.get(name) != stored["families"].get(name)
+        )
+        if stored["code_hash"] != result["code_hash"]:
+            changed.insert(0, "(the library or this script changed since the stored run)")
+        for name in changed + [f"{name}: read, and differs" for name in wrong]:
+            print(f"[sweep] not as stored: {name}", file=sys.stderr)
+        print(f"[sweep] {took}; {OUT.name} {'differs' if changed else 'holds'}", file=sys.stderr)
+        return 1 if changed or wrong else 0
+    OUT.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"[sweep] {took}; wrote {OUT}", file=sys.stderr)
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
