@@ -32,7 +32,7 @@ from .phone import (
     raise_small_text,
     tidy_stacked_panels,
 )
-from .style import THEMES, palette_swap, phone_layout, pixel_swap
+from .style import THEMES, phone_layout
 from .svg import (
     HEATMAP_LEVELS,
     compact_svg,
@@ -40,6 +40,7 @@ from .svg import (
     quantise_heatmap_colours,
     swap_palette,
 )
+from .swap import palette_swap, pixel_swap
 from .text import curly_apostrophes
 
 __all__ = [

@@ -24,7 +24,8 @@ them all, so bytes count. Three steps:
 
 :func:`swap_palette` makes a figure's dark variant from its light one where the light
 drawing is made of palette colours alone: the same shapes, each colour swapped for its
-counterpart (:func:`pe_book.style.palette_swap`).
+counterpart (:func:`pe_book.swap.palette_swap`), and its images' pixels
+(:func:`pe_book.swap.pixel_swap`).
 """
 
 from __future__ import annotations
