@@ -773,6 +773,23 @@ def _rotary_dim(cfg: dict, path: str, notes: list[str]) -> None:
     )
 
 
+#: What a family's configuration class does to its config beyond filling in defaults,
+#: by model_type: one rule each, applied by :func:`standardise`.
+_CLASS_RULES = {
+    **dict.fromkeys(_SCALING_ON_FULL_ONLY, _olmo3),
+    "deepseek_v4": _deepseek_v4,
+    **dict.fromkeys(_HUNYUAN, _hunyuan),
+    "nemotron_h": _nemotron_h,
+    "mimo_v2_flash": _mimo_v2_flash,
+    "mistral4": _mistral4,
+    **dict.fromkeys(("granite_swa", "granitemoe_swa", "muse_glimmer_text"), _layer_rope_theta),
+    "modernbert": _modernbert,
+    "neomme": _neomme,
+    "ultrabert": _ultrabert,
+    **dict.fromkeys(_GLOBAL_HEAD_TYPES, _global_head_dim),
+}
+
+
 def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
     """``cfg`` (the language model's part of a config) as its family's configuration
     class leaves it, and notes on what changed (see the module's docstring).
@@ -839,28 +856,9 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
         _, rope = _rope_dict(out)
         if rope is None or "rope_theta" not in rope:
             out["rope_theta"] = DEFAULT_THETAS[model_type]
-    if model_type in _SCALING_ON_FULL_ONLY:
-        _olmo3(out, path, notes)
-    elif model_type == "deepseek_v4":
-        _deepseek_v4(out, path, notes)
-    elif model_type in _HUNYUAN:
-        _hunyuan(out, path, notes)
-    elif model_type == "nemotron_h":
-        _nemotron_h(out, path, notes)
-    elif model_type == "mimo_v2_flash":
-        _mimo_v2_flash(out, path, notes)
-    elif model_type == "mistral4":
-        _mistral4(out, path, notes)
-    elif model_type in ("granite_swa", "granitemoe_swa", "muse_glimmer_text"):
-        _layer_rope_theta(out, path, notes)
-    elif model_type == "modernbert":
-        _modernbert(out, path, notes)
-    elif model_type == "neomme":
-        _neomme(out, path, notes)
-    elif model_type == "ultrabert":
-        _ultrabert(out, path, notes)
-    elif model_type in _GLOBAL_HEAD_TYPES:
-        _global_head_dim(out, path, notes)
+    rule = _CLASS_RULES.get(model_type)
+    if rule is not None:
+        rule(out, path, notes)
     # what the registry records the class filling in beyond base and length (a window)
     family = FAMILIES.get(model_type)
     for key, value in ({} if family is None else family.defaults or {}).items():
