@@ -11,115 +11,80 @@ column at either width.
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    PRINT_PAGE,
-    browser_missing,
-    pages_of,
-)
+from browser_support import PRINT_PAGE, browser_missing, pages_of
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(browser_missing() is not None, reason=f"browser tests: {browser_missing()}"),
 ]
 
-# every figure the reader can see: its source, whether it loaded, its width and the column's
-_FIGURES = """async () => {
-  for (let y = 0; y < document.body.scrollHeight; y += 600) {
-    window.scrollTo(0, y);
-    await new Promise(r => setTimeout(r, 15));
-  }
-  // the book's figures (a notebook's plots: test_a_notebook_plot_on_a_phone_…)
-  const shown = [...document.querySelectorAll("figure:not(.nb-figure) picture img")]
-    .filter(i => i.offsetParent !== null);
-  await Promise.all(shown.map(i => i.decode().catch(() => null)));
-  const column = document.querySelector(".md-content__inner").clientWidth;
-  return shown.map(i => ({
-    src: i.currentSrc.split("/").pop(), loaded: i.complete && i.naturalWidth > 0,
-    width: i.getBoundingClientRect().width, column,
-    full: !!i.closest("figure").querySelector("figcaption a.figure-full"),
-  }));
-}"""
+#: The longest the measures of every page may take (about 150 s on two cores), and how
+#: many times they are started: a run that stalls is killed and started once more.
+_MEASURE_S = 600
+_TRIES = 2
+_SCRIPT = Path(__file__).with_name("phone_views.py")
 
 
-# every display formula wider than its box: its width, the box's and its start
-_DISPLAYS = """() => [...document.querySelectorAll(".md-typeset div.arithmatex")]
-  .map(d => ({math: d.querySelector("math"), box: Math.min(d.clientWidth,
-               document.querySelector(".md-content__inner").clientWidth)}))
-  .filter(d => d.math && d.math.getBoundingClientRect().width > d.box + 0.5)
-  .map(d => ({width: d.math.getBoundingClientRect().width, box: d.box,
-              text: d.math.textContent.replace(/\\s+/g, " ").slice(0, 50)}))"""
-
-# every table: whether it is a generated grid, its width and its column's, and where its
-# first column's cell is once its wrapper is scrolled (then scrolled back)
-_TABLES = """() => [...document.querySelectorAll(".md-typeset table:not(.highlighttable)")]
-  .filter(t => t.closest(".md-typeset") && !t.closest(".highlight"))
-  .map(t => {
-    const wrap = t.closest(".md-typeset__scrollwrap");
-    const scrolls = !!wrap && wrap.scrollWidth > wrap.clientWidth + 1;
-    const cell = t.querySelector("tbody td");
-    let held = null;
-    if (scrolls && cell) {
-      wrap.scrollLeft = Math.min(150, wrap.scrollWidth - wrap.clientWidth);
-      held = cell.getBoundingClientRect().left - wrap.getBoundingClientRect().left;
-      wrap.scrollLeft = 0;
-    }
-    return {
-      grid: t.hasAttribute("data-grid"), cards: t.hasAttribute("data-cards"),
-      width: t.getBoundingClientRect().width, held,
-      column: document.querySelector(".md-content__inner").clientWidth,
-      scrolls, shadow: !!wrap && getComputedStyle(wrap).backgroundImage.includes("gradient"),
-      caption: (t.closest(".md-typeset__scrollwrap") || t).previousElementSibling?.textContent
-        .slice(0, 30) || "",
-    };
-  })"""
-
-
-# how wide the page is against the window (a page wider than its window scrolls sideways),
-# and the first elements that stick out, to name the culprit
-_PAGE_WIDTH = """() => ({
-  page: document.documentElement.scrollWidth, window: window.innerWidth,
-  out: [...document.querySelectorAll(".md-content__inner p, .md-content__inner li")]
-    .filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right >
-      window.innerWidth + 1).slice(0, 3).map(e => e.textContent.trim().slice(0, 60)),
-})"""
-
-#: The longest a page may take to load or answer a measure (a stall fails, never hangs).
-_WAIT_MS = 60_000
-#: What the views fixture measures on each page, by name (each returns an object or list:
-#: truthy, as ``wait_for_function`` needs).
-_MEASURES = {"figures": _FIGURES, "tables": _TABLES, "displays": _DISPLAYS, "page": _PAGE_WIDTH}
+def _measure(server: str, pages: list[str], out: Path) -> str | None:
+    """Run ``tests/phone_views.py`` into ``out``; None, or why it failed."""
+    process = subprocess.Popen(
+        [sys.executable, str(_SCRIPT), server, str(out), *pages],
+        cwd=Path(__file__).parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its Chromium in its process group, killed with it
+    )
+    try:
+        output, _ = process.communicate(timeout=_MEASURE_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return f"no answer in {_MEASURE_S} s (killed)"
+    return None if process.returncode == 0 else output[-3000:]
 
 
 @pytest.fixture(scope="module")
-def views(browser, server, site):
-    """Every page's figures, tables, displays and width, per palette and window width
-    (the session's Chromium): ``seen[(scheme, width, path)][measure]``."""
+def views(server, site, tmp_path_factory):
+    """Every page's figures, tables, displays and width, per palette and window width:
+    ``seen[(scheme, width, path)][measure]`` (``tests/phone_views.py``)."""
     pages = [p for p in pages_of(site) if p != PRINT_PAGE]
-    seen = {}
-    # a Chromium of its own, every wait bounded: after a long run of browser tests, the
-    # session's Chromium once left a page's measure unanswered and the run waiting
-    fresh = browser.browser_type.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-    try:
-        for scheme in ("light", "dark"):
-            for width in (390, 1280):
-                context = fresh.new_context(
-                    color_scheme=scheme, viewport={"width": width, "height": 844}
-                )
-                context.set_default_timeout(_WAIT_MS)
-                page = context.new_page()
-                for path in pages:
-                    page.goto(server + path, wait_until="load")
-                    seen[(scheme, width, path)] = {
-                        name: page.wait_for_function(script).json_value()
-                        for name, script in _MEASURES.items()
-                    }
-                context.close()
-    finally:
-        fresh.close()
-    return pages, seen
+    out = tmp_path_factory.mktemp("phone") / "views.json"
+    failures = []
+    for _ in range(_TRIES):
+        failure = _measure(server, pages, out)
+        if failure is None:
+            rows = json.loads(out.read_text(encoding="utf-8"))
+            return pages, {(s, w, path): v for s, w, path, v in rows}
+        failures.append(failure)
+    pytest.fail("the page measures failed twice:\n" + "\n---\n".join(failures))
+
+
+def test_a_stalled_measure_is_killed_with_what_it_started(tmp_path, monkeypatch):
+    """A measure that never answers is killed, with the process it started (as its
+    Chromium), once its time is up: the test fails; the run goes on."""
+    marker = tmp_path / "child.pid"
+    stall = tmp_path / "stall.py"
+    stall.write_text(
+        "import pathlib, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"pathlib.Path({str(marker)!r}).write_text(str(child.pid))\n"
+        "time.sleep(600)\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "_SCRIPT", stall)
+    monkeypatch.setattr(sys.modules[__name__], "_MEASURE_S", 3)
+    failure = _measure("http://127.0.0.1:9/", [], tmp_path / "out.json")
+    assert failure == "no answer in 3 s (killed)"
+    stat = Path(f"/proc/{int(marker.read_text())}/stat")  # gone, or dead and not reaped
+    assert not stat.exists() or stat.read_text().split(") ")[1][0] in "ZX"
 
 
 def _at(seen: dict, scheme: str, width: int, measure: str):
