@@ -30,6 +30,10 @@ lives here, with the file it was read from (``transformers`` 5.23's
   the base and length (:data:`~pe_explained.hf_families.CLASS_DEFAULTS`): a sliding
   window, a partial rotary factor; filled in, and noted, by
   :func:`~pe_explained.hf_families.standardise` with the class's other defaults;
+* ``partial``: what its code does with a ``partial_rotary_factor`` below 1
+  (:data:`PARTIALS`): most families' own default RoPE reads none and their attention
+  rotates the whole head, while the scaled tables of ``modeling_rope_utils.py`` do read
+  it (then the table does not fit the head, and transformers fails);
 * ``unread``: keys its files hold that its code does not read, with why;
   ``notes``: what a reader should know of its code that the numbers do not say.
 
@@ -46,9 +50,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["FAMILIES", "LAYER_LAYOUTS", "PAIRINGS", "ROTATION_RULES", "Family"]
+__all__ = ["FAMILIES", "LAYER_LAYOUTS", "PAIRINGS", "PARTIALS", "ROTATION_RULES", "Family"]
 
 PAIRINGS = ("halves", "interleaved")
+
+#: What a family's code does with a ``partial_rotary_factor`` below 1, by rule (each
+#: found by running transformers 5.23 on the family's config with the factor set:
+#: ``scripts/transformers_sweep.py``, its ``partial`` entries).
+PARTIALS = {
+    "read": "its RoPE builds int(head_dim · factor) dims' frequencies and its attention "
+    "rotates those dims, the rest of the head passing through",
+    "rotary_dim": "its code reads rotary_dim, never the factor: the first rotary_dim dims "
+    "rotate, else the whole head",
+    "whole head": "its own default RoPE reads no factor and its attention rotates the whole "
+    "head; a scaled rope_type (whose table, in modeling_rope_utils.py, reads the factor) "
+    "gives a table narrower than the head, and the model does not run ('proportional' "
+    "excepted: its table has the head's width)",
+    "fails": "its RoPE builds frequencies for int(head_dim · factor) dims, but its attention "
+    "rotates the whole head: the model does not run",
+}
 
 #: Which attention layers of a family call the rotation, by rule: ``(cfg, layer type)``
 #: → whether a layer of that type rotates.
@@ -63,7 +83,18 @@ ROTATION_RULES = {
     # rotates only when the config asks for RoPE: an exact comparison with "rope"
     "position_embedding_type": lambda cfg, kind: cfg.get("position_embedding_type") == "rope",
     "use_rotary_pos_emb": lambda cfg, kind: bool(cfg.get("use_rotary_pos_emb", True)),
+    # rotates where a base is set: a null rope_theta (OLMo Hybrid's released files) is NoPE
+    "a base": lambda cfg, kind: _base_set(cfg),
 }
+
+
+def _base_set(cfg: Mapping) -> bool:
+    """Whether the RoPE's base is set: a RoPE dict's ``rope_theta`` where it has one, else
+    not a top-level ``rope_theta`` of null (the class's default otherwise)."""
+    rope = cfg.get("rope_parameters")
+    if isinstance(rope, Mapping) and "rope_theta" in rope:
+        return rope["rope_theta"] is not None
+    return not ("rope_theta" in cfg and cfg["rope_theta"] is None)
 
 
 #: The layer types a configuration class lays out where the file lists none.
@@ -99,6 +130,9 @@ LAYER_LAYOUTS = {
     "every 4th from the last": "full attention every 4th layer counted back from the last, "
     "else sliding",
     "every 4th from 0": "full attention at layers 0, 4, 8, …, else sliding",
+    "every 4th from 3, and the last": (
+        "full attention at layers 3, 7, 11, … (the last where there is none), else linear attention"
+    ),
     "global_attn_every_n_layers from 0": (
         "full attention where i % global_attn_every_n_layers == 0 (3), else sliding"
     ),
@@ -132,6 +166,7 @@ class Family:
     rope_keys: Mapping[str, str] | None = None
     temperature: Mapping[str, float | bool] | None = None
     defaults: Mapping[str, int] | None = None
+    partial: str = "whole head"
     unread: Mapping[str, str] | None = None
     notes: tuple[str, ...] = ()
 
@@ -227,15 +262,14 @@ FAMILIES: dict[str, Family] = {
         mixer="Mamba-2",
         layer_layout="attn_layer_indices",
         defaults={"partial_rotary_factor": 0.5},
+        partial="read",
     ),
     "bitnet": Family("models/bitnet/modeling_bitnet.py"),
-    "codegen": Family("models/codegen/modeling_codegen.py", "interleaved"),
+    "codegen": Family("models/codegen/modeling_codegen.py", "interleaved", partial="rotary_dim"),
     "cohere": Family("models/cohere/modeling_cohere.py", "interleaved"),
     "cohere2": Family(
         "models/cohere2/modeling_cohere2.py", "interleaved", rotates="sliding", sliding_pattern=4
     ),
-    # its full-attention layers are NoPE, as Cohere 2's (found by the sweep of every
-    # family, scripts/transformers_sweep.py); force_rope also rotates a dense one
     "cohere2_moe": Family(
         "models/cohere2_moe/modeling_cohere2_moe.py",
         "interleaved",
@@ -245,6 +279,14 @@ FAMILIES: dict[str, Family] = {
     # Qwen3-VL's text model with M-RoPE sections interleaved in the code
     "cosmos3_edge_text": Family(
         "models/cosmos3_edge/modeling_cosmos3_edge.py", notes=(_M_ROPE_INTERLEAVED,)
+    ),
+    # its full-attention layers are NoPE, as Cohere 2's (found by the sweep of every
+    # family, scripts/transformers_sweep.py); force_rope also rotates a dense one
+    # every 4th layer full attention from layer 0, the others sliding (CwmConfig)
+    "cwm": Family(
+        "models/cwm/modeling_cwm.py",
+        layer_layout="every 4th from 0",
+        defaults={"sliding_window": 8192},
     ),
     "deepseek_v2": Family(
         "models/deepseek_v2/modeling_deepseek_v2.py", "interleaved", notes=(_MLA,)
@@ -264,6 +306,7 @@ FAMILIES: dict[str, Family] = {
         "interleaved",
         layer_layout="compress_ratios",
         rope_keys={"sliding_attention": "main", "*": "compress"},
+        partial="read",
     ),
     "diffllama": Family("models/diffllama/modeling_diffllama.py"),
     "doge": Family("models/doge/modeling_doge.py"),
@@ -305,7 +348,7 @@ FAMILIES: dict[str, Family] = {
         defaults={"sliding_window": 513},
     ),
     # its language model is Persimmon's (text_config, or a flat file's top level)
-    "fuyu": Family("models/fuyu/modeling_fuyu.py"),
+    "fuyu": Family("models/fuyu/modeling_fuyu.py", partial="read"),
     "gemma": Family("models/gemma/modeling_gemma.py"),
     "gemma2": Family("models/gemma2/modeling_gemma2.py"),
     "gemma3": Family(
@@ -328,21 +371,26 @@ FAMILIES: dict[str, Family] = {
     "gemma4_unified_text": Family(
         "models/gemma4_unified/modeling_gemma4_unified.py", notes=(_GEMMA4_UNIFIED,)
     ),
-    "glm": Family("models/glm/modeling_glm.py", "interleaved"),
-    "glm4": Family("models/glm4/modeling_glm4.py", "interleaved"),
-    "glm4_moe": Family("models/glm4_moe/modeling_glm4_moe.py"),
+    "glm": Family("models/glm/modeling_glm.py", "interleaved", partial="read"),
+    "glm4": Family("models/glm4/modeling_glm4.py", "interleaved", partial="read"),
+    "glm4_moe": Family("models/glm4_moe/modeling_glm4_moe.py", partial="read"),
     # MLA: interleaved pairs when rope_interleave (default true), else halves; the class
     # reads head_dim as qk_rope_head_dim
     "glm4_moe_lite": Family(
-        "models/glm4_moe_lite/modeling_glm4_moe_lite.py", "interleaved", notes=(_MLA,)
+        "models/glm4_moe_lite/modeling_glm4_moe_lite.py",
+        "interleaved",
+        notes=(_MLA,),
+        partial="fails",
     ),
     # rotate_half_llm pairs 2j with 2j + 1 (repeat_interleave of the frequencies), in the
     # first partial_rotary_factor of each head
-    "glm_ocr_text": Family("models/glm_ocr/modeling_glm_ocr.py", "interleaved"),
-    "gpt_neox": Family("models/gpt_neox/modeling_gpt_neox.py"),
-    "gpt_neox_japanese": Family("models/gpt_neox_japanese/modeling_gpt_neox_japanese.py"),
+    "glm_ocr_text": Family("models/glm_ocr/modeling_glm_ocr.py", "interleaved", partial="fails"),
+    "gpt_neox": Family("models/gpt_neox/modeling_gpt_neox.py", partial="read"),
+    "gpt_neox_japanese": Family(
+        "models/gpt_neox_japanese/modeling_gpt_neox_japanese.py", partial="read"
+    ),
     "gpt_oss": Family("models/gpt_oss/modeling_gpt_oss.py", sliding_pattern=2),
-    "gptj": Family("models/gptj/modeling_gptj.py", "interleaved"),
+    "gptj": Family("models/gptj/modeling_gptj.py", "interleaved", partial="rotary_dim"),
     "granite": Family("models/granite/modeling_granite.py"),
     "granite_docling_text": Family("models/granite_docling/modeling_granite_docling.py"),
     # one rotary embedding per distinct non-zero layer_rope_theta; 0: NoPE (hf_families)
@@ -366,6 +414,7 @@ FAMILIES: dict[str, Family] = {
     "granitemoeshared": Family("models/granitemoeshared/modeling_granitemoeshared.py"),
     "gte": Family("models/gte/modeling_gte.py", notes=(_ENCODER,)),
     "helium": Family("models/helium/modeling_helium.py", "interleaved"),
+    "higgs_audio_v2": Family("models/higgs_audio_v2/modeling_higgs_audio_v2.py"),
     # the remote code: cat(freqs, freqs), rotate_half; `if self.use_rotary_pos_emb:`
     "hunyuan": Family(
         "remote: tencent/Hunyuan-A13B-Instruct, modeling_hunyuan.py", rotates="use_rotary_pos_emb"
@@ -433,12 +482,13 @@ FAMILIES: dict[str, Family] = {
     "llama": Family("models/llama/modeling_llama.py"),
     "llama4": _LLAMA4,
     "llama4_text": _LLAMA4,  # the text tower: one family, one file
-    "mellum": Family("models/mellum/modeling_mellum.py", layer_layout="full"),
+    "mellum": Family("models/mellum/modeling_mellum.py", layer_layout="full", partial="fails"),
     # its own rotary code: per layer type, int(head_dim * partial_rotary_factor) dims
     "mimo_v2_flash": Family(
         "models/mimo_v2_flash/modeling_mimo_v2_flash.py",
         layer_layout="first and every 6th",
         defaults={"sliding_window": 129},
+        partial="read",
     ),
     # MLA as DeepSeek-V2's, but rotating in halves (apply_rotary_pos_emb); no rope_interleave
     "minicpm3": Family(
@@ -452,14 +502,16 @@ FAMILIES: dict[str, Family] = {
         layer_layout="alternating from full",
         window_types=("full_attention",),
     ),
-    "minimax_m2": Family("models/minimax_m2/modeling_minimax_m2.py"),
+    "minimax_m2": Family("models/minimax_m2/modeling_minimax_m2.py", partial="read"),
     "ministral": Family("models/ministral/modeling_ministral.py"),
     "ministral3": Family("models/ministral3/modeling_ministral3.py"),
     "mistral": Family("models/mistral/modeling_mistral.py"),
     "mistral3": Family("models/mistral3/modeling_mistral3.py"),
     # MLA: interleaved pairs when rope_interleave (default true); its class's RoPE and head
     # width are read by hf_families
-    "mistral4": Family("models/mistral4/modeling_mistral4.py", "interleaved", notes=(_MLA,)),
+    "mistral4": Family(
+        "models/mistral4/modeling_mistral4.py", "interleaved", notes=(_MLA,), partial="read"
+    ),
     # MLA always interleaved (apply_rotary_pos_emb_interleave), NoPE where no_rope_layers is 0
     "mistral_large4_text": Family(
         "models/mistral_large4/modeling_mistral_large4.py",
@@ -482,6 +534,11 @@ FAMILIES: dict[str, Family] = {
         notes=(_ENCODER, _TWO_SIDED),
     ),
     # its text model is ModernBERT's (text_config)
+    # a causal ModernBERT: its window is local_attention // 2 keys back (hf_families)
+    "modernbert-decoder": Family(
+        "models/modernbert_decoder/modeling_modernbert_decoder.py",
+        layer_layout="global_attn_every_n_layers from 0",
+    ),
     "modernvbert": Family("models/modernvbert/modeling_modernvbert.py", notes=(_ENCODER,)),
     "molmo2_text": Family("models/molmo2/modeling_molmo2.py"),
     # NoPE where layer_rope_theta is 0 (hf_families); rotating layers use rope_parameters
@@ -500,6 +557,7 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
     # NemotronHAttention takes no position embeddings: its attention layers are NoPE
+    "nemotron": Family("models/nemotron/modeling_nemotron.py", partial="read"),
     "nemotron_h": Family(
         "models/nemotron_h/modeling_nemotron_h.py",
         None,
@@ -516,10 +574,19 @@ FAMILIES: dict[str, Family] = {
         "models/neomme/modeling_neomme.py",
         layer_layout="every 6th and the last",
         notes=(_ENCODER, _TWO_SIDED),
+        partial="read",
     ),
+    "nomic_bert": Family("models/nomic_bert/modeling_nomic_bert.py", notes=(_ENCODER,)),
     "olmo": Family("models/olmo/modeling_olmo.py"),
     "olmo2": Family("models/olmo2/modeling_olmo2.py"),
     "olmo3": Family("models/olmo3/modeling_olmo3.py", sliding_pattern=4),
+    # "Released ckpt don't use any ROPE": a null rope_theta gives no rotary embedding
+    "olmo_hybrid": Family(
+        "models/olmo_hybrid/modeling_olmo_hybrid.py",
+        rotates="a base",
+        mixer="Gated DeltaNet",
+        layer_layout="every 4th from 3, and the last",
+    ),
     "olmoe": Family(
         "models/olmoe/modeling_olmoe.py",
         unread={
@@ -533,9 +600,9 @@ FAMILIES: dict[str, Family] = {
         "interleaved",
         notes=(_ENCODER, _TWO_SIDED),
     ),
-    "persimmon": Family("models/persimmon/modeling_persimmon.py"),
-    "phi": Family("models/phi/modeling_phi.py"),
-    "phi3": Family("models/phi3/modeling_phi3.py"),
+    "persimmon": Family("models/persimmon/modeling_persimmon.py", partial="read"),
+    "phi": Family("models/phi/modeling_phi.py", partial="read"),
+    "phi3": Family("models/phi3/modeling_phi3.py", partial="read"),
     "phimoe": Family("models/phimoe/modeling_phimoe.py"),
     "qwen2": Family("models/qwen2/modeling_qwen2.py"),
     "qwen2_5_vl": Family("models/qwen2_5_vl/modeling_qwen2_5_vl.py"),
@@ -548,27 +615,32 @@ FAMILIES: dict[str, Family] = {
         "models/qwen3_5/modeling_qwen3_5.py",
         mixer="Gated DeltaNet",
         layer_layout="full_attention_interval",
+        partial="read",
     ),
     "qwen3_5_moe": Family(
         "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
         mixer="Gated DeltaNet",
         layer_layout="full_attention_interval",
+        partial="read",
     ),
     "qwen3_5_moe_text": Family(
         "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
         mixer="Gated DeltaNet",
         layer_layout="full_attention_interval",
+        partial="read",
     ),
     "qwen3_5_text": Family(
         "models/qwen3_5/modeling_qwen3_5.py",
         mixer="Gated DeltaNet",
         layer_layout="full_attention_interval",
+        partial="read",
     ),
     "qwen3_moe": Family("models/qwen3_moe/modeling_qwen3_moe.py"),
     "qwen3_next": Family(
         "models/qwen3_next/modeling_qwen3_next.py",
         mixer="Gated DeltaNet",
         layer_layout="full_attention_interval",
+        partial="read",
     ),
     "qwen3_vl": Family("models/qwen3_vl/modeling_qwen3_vl.py"),
     "qwen3_vl_moe": Family("models/qwen3_vl_moe/modeling_qwen3_vl_moe.py"),
@@ -581,8 +653,8 @@ FAMILIES: dict[str, Family] = {
     "roformer": Family("models/roformer/modeling_roformer.py", "interleaved"),
     "seed_oss": Family("models/seed_oss/modeling_seed_oss.py"),
     "smollm3": Family("models/smollm3/modeling_smollm3.py", no_rope_layers=True),
-    "solar_open": Family("models/solar_open/modeling_solar_open.py"),
-    "stablelm": Family("models/stablelm/modeling_stablelm.py"),
+    "solar_open": Family("models/solar_open/modeling_solar_open.py", partial="fails"),
+    "stablelm": Family("models/stablelm/modeling_stablelm.py", partial="read"),
     "starcoder2": Family("models/starcoder2/modeling_starcoder2.py"),
     "ultrabert": Family(
         "models/ultrabert/modeling_ultrabert.py", sliding_pattern=3, notes=(_ENCODER, _TWO_SIDED)

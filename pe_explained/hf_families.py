@@ -77,6 +77,7 @@ CLASS_DEFAULTS = {
     "cohere": (500_000.0, 8_192),
     "cohere2": (10_000.0, 8_192),
     "cosmos3_edge_text": (100_000_000.0, 131_072),
+    "cwm": (1_000_000.0, 131_072),
     "deepseek_v2": (10_000.0, 2_048),
     "deepseek_v3": (10_000.0, 4_096),
     "diffllama": (10_000.0, 2_048),
@@ -115,6 +116,7 @@ CLASS_DEFAULTS = {
     "granitemoeshared": (10_000.0, 2_048),
     "gte": (160_000.0, 8_192),
     "helium": (100_000.0, 4_096),
+    "higgs_audio_v2": (500_000.0, 2_048),
     "hunyuan_v1_dense": (10_000.0, 2_048),
     "hy_v3": (11_158_840.0, 131_072),
     "hy_v4": (10_000.0, 262_144),
@@ -141,15 +143,18 @@ CLASS_DEFAULTS = {
     "mistral_large4_text": (10_000.0, 1_048_576),
     "mixtral": (1_000_000.0, 131_072),
     "modernbert": (None, 8_192),
+    "modernbert-decoder": (None, 8_192),
     "molmo2_text": (10_000.0, 36_864),
     "muse_glimmer_text": (10_000.0, 131_072),
     "nanochat": (10_000.0, 2_048),
     "nemotron": (10_000.0, 4_096),
+    "nomic_bert": (1_000.0, 2_048),
     "neomme": (None, 16_384),
     "olmo": (10_000.0, 2_048),
     "olmo2": (10_000.0, 2_048),
     "olmo3": (500_000.0, 2_048),
     "olmoe": (10_000.0, 4_096),
+    "olmo_hybrid": (10_000.0, 65_536),
     "openai_privacy_filter": (150_000.0, 131_072),
     "persimmon": (10_000.0, 16_384),
     "phi": (10_000.0, 2_048),
@@ -188,6 +193,7 @@ _PARTIAL_DEFAULTS = {
     "glm4_moe": 0.5,
     "persimmon": 0.5,  # PersimmonConfig, and FuyuConfig for a flat file
     "fuyu": 0.5,
+    "nemotron": 0.5,  # NemotronConfig's, for backward compatibility
 }
 _PER_TYPE_1E6 = {
     "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
@@ -208,6 +214,22 @@ _GEMMA4_ROPE = {
 #: The RoPE dict a class installs when the file gives none (one per layer type where the
 #: class keys it so).
 _DEFAULT_ROPE = {
+    "cwm": {
+        "rope_type": "llama3",
+        "rope_theta": 1_000_000.0,
+        "factor": 16.0,
+        "high_freq_factor": 4.0,
+        "low_freq_factor": 1.0,
+        "original_max_position_embeddings": 8192,
+    },
+    "higgs_audio_v2": {
+        "rope_type": "llama3",
+        "rope_theta": 500_000.0,
+        "factor": 32.0,
+        "high_freq_factor": 0.5,
+        "low_freq_factor": 0.125,
+        "original_max_position_embeddings": 1024,
+    },
     "apertus": {
         "rope_type": "llama3",
         "rope_theta": 12_000_000.0,
@@ -653,11 +675,13 @@ def _layer_rope_theta(cfg: dict, path: str, notes: list[str]) -> None:
     )
 
 
-def _modernbert(cfg: dict, path: str, notes: list[str]) -> None:
+def _modernbert(cfg: dict, path: str, notes: list[str], decoder: bool = False) -> None:
     """ModernBERT: one RoPE per layer type, the full layers' base from the legacy
     ``global_rope_theta`` (160,000), the sliding layers' from ``local_rope_theta`` (10,000),
     a flat ``rope_scaling`` applied to both; its window is ``local_attention // 2`` keys on
-    each side (``ModernBertConfig``)."""
+    each side (``ModernBertConfig``), where the file states no ``sliding_window`` (one it
+    states wins: the class sets it after ``local_attention``). The decoder
+    (``ModernBertDecoderConfig``) reads the same, its window keys back."""
     rope = cfg.get("rope_parameters")
     nested = isinstance(rope, Mapping) and any(isinstance(v, Mapping) for v in rope.values())
     by_type = dict(rope) if nested else {}
@@ -679,14 +703,16 @@ def _modernbert(cfg: dict, path: str, notes: list[str]) -> None:
                 notes.append(f"{path}[{legacy!r}] = {cfg[legacy]!r} is the {kind} layers' base")
         by_type[kind] = entry
     cfg["rope_parameters"] = by_type
-    if cfg.get("sliding_window") is None or "local_attention" in cfg:
+    if cfg.get("sliding_window") is None:
         local = check_config_int(
             f"{path}['local_attention']", cfg.get("local_attention", 128), "length"
         )
         cfg["sliding_window"] = local // 2
+        what = "keys back" if decoder else "keys on each side"
         notes.append(
-            f"{path}['local_attention'] = {local}: ModernBertConfig's sliding_window is half of "
-            f"it, {local // 2} keys on each side"
+            f"{path}['local_attention'] = {local}: "
+            f"ModernBert{'Decoder' if decoder else ''}Config's sliding_window is half of "
+            f"it, {local // 2} {what}"
         )
 
 
@@ -760,8 +786,15 @@ def _rotary_dim(cfg: dict, path: str, notes: list[str]) -> None:
             f"{path}['num_attention_heads']", cfg["num_attention_heads"], "heads"
         )
         head = hidden // heads
-    if cfg.get("partial_rotary_factor") is not None or head is None:
+    if head is None:
         return
+    if cfg.get("partial_rotary_factor") is not None:
+        if FAMILIES[cfg["model_type"]].partial == "read":
+            return  # MiniMax-M2's class reads the share first
+        notes.append(
+            f"{path}['partial_rotary_factor'] = {cfg['partial_rotary_factor']} is not read: "
+            f"{_ROTARY_DIM_TYPES[cfg['model_type']]} reads rotary_dim"
+        )
     rotary = check_config_int(f"{path}['rotary_dim']", cfg["rotary_dim"], "head_dim", minimum=2)
     head = check_config_int(f"{path}['head_dim']", head, "head_dim", minimum=2)
     if rotary > head:
@@ -771,6 +804,74 @@ def _rotary_dim(cfg: dict, path: str, notes: list[str]) -> None:
         f"{path}['rotary_dim'] = {rotary} read as partial_rotary_factor {rotary}/{head} "
         f"({_ROTARY_DIM_TYPES[cfg['model_type']]})"
     )
+
+
+_SHARE = "partial_rotary_factor"
+
+
+def _shares(cfg: Mapping, path: str) -> list[tuple[str | None, str, float, str]]:
+    """Every share below 1 a layer type's RoPE would read: ``(its dict's layer type, or
+    None for the flat dict, the name it is read under, the share, the dict's rope_type)``.
+    A dict's own share wins over the top level's."""
+    key, rope = _rope_dict(cfg)
+    top = cfg.get(_SHARE)
+    nested = rope is not None and all(isinstance(v, Mapping) or v is None for v in rope.values())
+    dicts = (
+        [(k, v) for k, v in rope.items() if isinstance(v, Mapping)] if nested else [(None, rope)]
+    )
+    out = []
+    for kind, entry in dicts:
+        entry = entry or {}
+        where = f"{path}[{key!r}]" + ("" if kind is None else f"[{kind!r}]")
+        share, name = entry.get(_SHARE), f"{where}[{_SHARE!r}]"
+        if share is None:
+            share, name = top, f"{path}[{_SHARE!r}]"
+        if share is None:
+            continue
+        share = check_float(name, share, greater_than=0.0, at_most=1.0)
+        if share < 1.0:
+            out.append((kind, name, share, entry.get("rope_type", entry.get("type", "default"))))
+    return out
+
+
+def _partial_share(cfg: dict, path: str, notes: list[str]) -> None:
+    """A ``partial_rotary_factor`` below 1 as the family's code takes it
+    (:data:`~pe_explained.families.PARTIALS`): kept where the code reads it, the whole
+    head where its own default RoPE reads none, refused where transformers cannot run
+    the model. A family this library has not read keeps the share (assumed)."""
+    family = FAMILIES.get(cfg.get("model_type"))
+    if family is None or family.pairing is None or family.partial == "read":
+        return
+    if family.partial == "rotary_dim" and cfg.get("rotary_dim") is not None:
+        return  # the share is rotary_dim's (_rotary_dim)
+    code = family.modeling.rsplit("/", 1)[-1]
+    for kind, name, share, rope_type in _shares(cfg, path):
+        if family.partial == "fails":
+            raise ValueError(
+                f"{name} = {share:g}: {cfg['model_type']!r} builds RoPE frequencies for "
+                f"int(head_dim · {share:g}) dims but rotates the whole head ({code}): "
+                "transformers cannot run this config"
+            )
+        if rope_type == "proportional":  # a table the head's width, zeros past the share
+            continue
+        if rope_type not in ("default", "mrope"):
+            raise ValueError(
+                f"{name} = {share:g} with rope_type {rope_type!r}: that table "
+                f"(modeling_rope_utils.py) is built for int(head_dim · {share:g}) dims, but "
+                f"{cfg['model_type']!r} rotates the whole head ({code}): transformers "
+                "cannot run this config"
+            )
+        key, rope = _rope_dict(cfg)
+        if rope is None:
+            cfg.pop(_SHARE, None)
+        elif kind is None:
+            cfg[key] = {**rope, _SHARE: 1.0}
+        else:
+            cfg[key] = {**rope, kind: {**rope[kind], _SHARE: 1.0}}
+        notes.append(
+            f"{name} = {share:g} is not read: the default RoPE of {cfg['model_type']!r} builds "
+            f"frequencies for the whole head, and its attention rotates all of it ({code})"
+        )
 
 
 #: What a family's configuration class does to its config beyond filling in defaults,
@@ -784,6 +885,7 @@ _CLASS_RULES = {
     "mistral4": _mistral4,
     **dict.fromkeys(("granite_swa", "granitemoe_swa", "muse_glimmer_text"), _layer_rope_theta),
     "modernbert": _modernbert,
+    "modernbert-decoder": lambda cfg, path, notes: _modernbert(cfg, path, notes, decoder=True),
     "neomme": _neomme,
     "ultrabert": _ultrabert,
     **dict.fromkeys(_GLOBAL_HEAD_TYPES, _global_head_dim),
@@ -859,6 +961,7 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
     rule = _CLASS_RULES.get(model_type)
     if rule is not None:
         rule(out, path, notes)
+    _partial_share(out, path, notes)
     # what the registry records the class filling in beyond base and length (a window)
     family = FAMILIES.get(model_type)
     for key, value in ({} if family is None else family.defaults or {}).items():

@@ -286,6 +286,7 @@ _LAYOUTS = {
     "every 4th from the last": lambda cfg, path, count: [  # Muse Glimmer's text model
         "full_attention" if (count - 1 - i) % 4 == 0 else "sliding_attention" for i in range(count)
     ],
+    "every 4th from 3, and the last": lambda cfg, path, count: _every_4th_from_3(count),
     "every 4th from 0": lambda cfg, path, count: [  # Granite SWA
         "full_attention" if i % 4 == 0 else "sliding_attention" for i in range(count)
     ],
@@ -304,6 +305,15 @@ _LAYOUTS = {
         for i in range(count)
     ],
 }
+
+
+def _every_4th_from_3(count: int) -> list[str]:
+    """OLMo Hybrid: full attention at layers 3, 7, 11, …, else linear attention; the last
+    layer full where that gives none (``OlmoHybridConfig.__post_init__``)."""
+    types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(count)]
+    if "full_attention" not in types:
+        types[-1] = "full_attention"
+    return types
 
 
 def _global_from_0(cfg: Mapping, path: str, count: int) -> list[str]:
@@ -371,8 +381,9 @@ def read_layers(cfg: Mapping, path: str, rope) -> list[LayerPosition]:
     modeling code. ``rope()`` returns the RoPE settings (:func:`~pe_explained.hf_config.
     read_rope`), asked for only where the config states RoPE or a layer rotates. One
     step of :func:`~pe_explained.read_model`."""
-    # a config that states RoPE has it checked first, whatever its layers
-    early = rope() if any(k in cfg for k in ROPE_KEYS) else None
+    # a config that states RoPE has it checked first, whatever its layers (a null key
+    # states none: OLMo Hybrid's rope_theta)
+    early = rope() if any(cfg.get(k) is not None for k in ROPE_KEYS) else None
     count = _layer_count(cfg, path)
     window, chunk = _window_and_chunk(cfg, path)
     kinds = _layer_type_names(cfg, path, count)

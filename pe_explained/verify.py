@@ -37,6 +37,7 @@ __all__ = [
     "MAX_PARAMETERS",
     "TOKENS",
     "Verification",
+    "buildable",
     "compare",
     "observe",
     "shrink",
@@ -153,7 +154,8 @@ def _shrunk_standard(part: dict, heads_kept: int = _HEADS) -> dict:
         out.pop(key, None)
     vocab = out.get("vocab_size")
     for key in ("pad_token_id", "bos_token_id", "eos_token_id"):
-        out[key] = _token_id(out.get(key), vocab)
+        if key in out:  # a key the file leaves out keeps its class's default
+            out[key] = _token_id(out[key], vocab)
     return out
 
 
@@ -342,7 +344,14 @@ def observe(config: dict) -> dict:
 
         setattr(module, name, wrapped)
     text = getattr(cfg, "text_config", None) or cfg
-    layers = _layers(model, text.num_hidden_layers, torch)
+    if getattr(cfg, "is_encoder_decoder", False):  # T5: the encoder's layers, the decoder's
+        decoder = getattr(cfg, "num_decoder_layers", None) or cfg.num_hidden_layers
+        layers = [
+            *_layers(model.encoder, cfg.num_hidden_layers, torch),
+            *_layers(model.decoder, decoder, torch),
+        ]
+    else:
+        layers = _layers(model, text.num_hidden_layers, torch)
     try:
         for index, layer in enumerate(layers):
             layer.register_forward_pre_hook(lambda m, a, index=index: current.update(layer=index))
@@ -350,8 +359,12 @@ def observe(config: dict) -> dict:
                 for part in layer.modules():
                     if type(part).__name__.endswith("Attention"):
                         part.register_forward_pre_hook(lambda m, a: attention.add(current["layer"]))
+        tokens = torch.arange(1, TOKENS + 1).unsqueeze(0)
+        inputs = {"input_ids": tokens}
+        if getattr(cfg, "is_encoder_decoder", False):  # T5: the decoder reads the same
+            inputs["decoder_input_ids"] = tokens
         with torch.no_grad():
-            model(input_ids=torch.arange(1, TOKENS + 1).unsqueeze(0))
+            model(**inputs)
     finally:
         for name, original in originals.items():
             setattr(module, name, original)
@@ -441,6 +454,10 @@ _SIZE_KEYS = (
     "num_experts_per_tok",
     "n_group",
     "topk_group",
+    # special tokens: a class's default id may lie beyond the cut vocabulary
+    "pad_token_id",
+    "bos_token_id",
+    "eos_token_id",
 )
 
 
@@ -478,6 +495,7 @@ class Verification:
     layers: int
     differences: tuple[str, ...]
     assumed: int
+    built_as: str | None = None
 
     @property
     def agrees(self) -> bool:
@@ -490,6 +508,8 @@ class Verification:
         head += f"{agreeing} of {self.layers} layers agree"
         if self.assumed:
             head += f" ({self.assumed} assumed by the library, not read, and checked here)"
+        if self.built_as:
+            head += f" (built {self.built_as})"
         return "\n".join([head, *self.differences])
 
 
@@ -499,18 +519,68 @@ def verify(config: dict) -> Verification:
     (:func:`compare`). Raises ImportError without torch or transformers, ValueError for
     a config the library or transformers cannot read."""
     read_model(config)  # a config the library refuses is refused here, first
-    if not isinstance(config.get("model_type"), str):
-        raise ValueError("inspect --verify needs the config's model_type to build the model")
     transformers = _torch_and_transformers()[1]
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()  # its notes on the shrunk config: not ours
     try:
-        return _verify(config)
+        built, built_as = buildable(config)
+        return _verify(built, built_as)
     finally:
         transformers.logging.set_verbosity(verbosity)
 
 
-def _verify(config: dict) -> Verification:
+def _model_type_of(config: dict) -> tuple[str, str | None]:
+    """The model type transformers builds ``config`` as, and how it was found where the
+    file does not give it: the family the library reads it as, by its ``architectures``
+    (GPT-2's early files name no model type) or by a legacy name (Falcon's
+    ``RefinedWebModel``)."""
+    from .hf_families import _RENAMED_TYPES
+    from .hf_nonrotary import _ARCHITECTURES
+
+    model_type = config.get("model_type")
+    if isinstance(model_type, str):
+        if model_type in _RENAMED_TYPES:
+            renamed = _RENAMED_TYPES[model_type]
+            return renamed, f"as {renamed!r}, the family {model_type!r} is read as"
+        return model_type, None
+    names = config.get("architectures")
+    if isinstance(names, list) and names and names[0] in _ARCHITECTURES:
+        kind = _ARCHITECTURES[names[0]]
+        return kind, f"as {kind!r}, the family its architectures {names} are read as"
+    raise ValueError(
+        "inspect --verify needs the config's model_type (or architectures the library "
+        "reads) to build the model"
+    )
+
+
+def buildable(config: dict) -> tuple[dict, str | None]:
+    """The config transformers builds to check ``config``, and what was done to it: the
+    file as it is; its model type found (:func:`_model_type_of`); or, for a multimodal
+    model, its language model alone (its ``text_config``, or its top level without the
+    other towers' configs), whose reading must be the whole config's."""
+    _, transformers = _torch_and_transformers()
+    model_type, how = _model_type_of(config)
+    config = {**config, "model_type": model_type}
+    try:
+        subs = transformers.AutoConfig.for_model(model_type).sub_configs
+    except (ValueError, KeyError, TypeError):
+        return config, how
+    text_type = getattr(subs.get("text_config"), "model_type", "")  # AutoConfig: none
+    if isinstance(config.get("text_config"), dict):
+        text = {"model_type": text_type, **config["text_config"]}
+    elif text_type:  # the text keys at the top (Qwen2.5-VL)
+        text = {k: v for k, v in config.items() if k not in subs}
+        text["model_type"] = text_type
+    else:
+        return config, how
+    if not text["model_type"]:
+        return config, how
+    if not _same_reading(read_model(config), read_model(text)):
+        return config, how
+    return text, f"its language model alone, as {text['model_type']!r}"
+
+
+def _verify(config: dict, built_as: str | None = None) -> Verification:
     small = shrink_for_class(config)
     reading = read_model(small)
     try:
@@ -525,4 +595,5 @@ def _verify(config: dict) -> Verification:
         layers=len(seen["attention"]),
         differences=tuple(compare(reading, seen)),
         assumed=sum(p.assumed for p in reading.layers),
+        built_as=built_as,
     )

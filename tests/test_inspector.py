@@ -37,6 +37,7 @@ from browser_support import DOCS, axe_script, browser_missing, mkdocs_config
 from config_mutations import apply, random_cases
 from test_config_mutations import BASES, REGRESSIONS
 from test_hf_config import GEMMA4_LIKE, LLAMA31_V4, LLAMA31_V5
+from test_partial_share import PER_TYPE
 
 from pe_book import load_all
 from pe_book.interactive import INTERACTIVES, interactive_html
@@ -143,6 +144,8 @@ _KOLIBRI_FULL = {
     "sliding_window": None,
     "layer_types": ["full_attention"] * 3,
 }
+#: A config with a share of the head to rotate (hf_families._partial_share).
+_SHARED = {"head_dim": 64, "num_hidden_layers": 2, "rope_theta": 1e4, "partial_rotary_factor": 0.5}
 EDGE_CASES = [
     ("v5 rope_parameters", {**LLAMA31_V5, "model_type": "llama", "num_hidden_layers": 4}, None),
     (
@@ -709,11 +712,70 @@ EDGE_CASES = [
         {"model_type": "persimmon", "head_dim": 64, "num_hidden_layers": 2, "rope_theta": 25000.0},
         None,
     ),
+    ("Llama's default RoPE reads no share", {**_SHARED, "model_type": "llama"}, None),
+    (
+        "OLMo Hybrid, a null base: NoPE",
+        {"model_type": "olmo_hybrid", "head_dim": 64, "num_hidden_layers": 8, "rope_theta": None},
+        None,
+    ),
+    (
+        "OLMo Hybrid, its last layer full",
+        {"model_type": "olmo_hybrid", "head_dim": 64, "num_hidden_layers": 3},
+        None,
+    ),
+    ("CWM from its class", {"model_type": "cwm", "head_dim": 64, "num_hidden_layers": 8}, None),
+    (
+        "Higgs Audio v2 from its class",
+        {"model_type": "higgs_audio_v2", "head_dim": 64, "num_hidden_layers": 2},
+        None,
+    ),
+    (
+        "ModernBERT's decoder, its window from local_attention",
+        {
+            "model_type": "modernbert-decoder",
+            "head_dim": 64,
+            "num_hidden_layers": 6,
+            "local_attention": 256,
+            "global_rope_theta": 80000.0,
+        },
+        None,
+    ),
+    (
+        "Nemotron's share from its class",
+        {"model_type": "nemotron", "head_dim": 64, "num_hidden_layers": 2, "rope_theta": 1e4},
+        None,
+    ),
+    (
+        "Nomic BERT, an encoder",
+        {"model_type": "nomic_bert", "head_dim": 64, "num_hidden_layers": 2},
+        None,
+    ),
+    ("a family not read keeps its share", {**_SHARED, "model_type": "mystery"}, None),
+    (
+        "GPT-J reads rotary_dim, not the share",
+        {**_SHARED, "model_type": "gptj", "rotary_dim": 16},
+        None,
+    ),
+    (
+        "a share per layer type: the default RoPE reads none, 'proportional' reads it",
+        {**_SHARED, **PER_TYPE},
+        None,
+    ),
 ]
 
 #: (name, config or JSON text, seq_len): inputs the library refuses.
 _BAMBA = {"model_type": "bamba", "head_dim": 64, "rope_theta": 1e4, "num_hidden_layers": 4}
 BAD_INPUTS = [
+    (
+        "a scaled table narrower than Llama's rotated head",
+        {
+            **_SHARED,
+            "model_type": "llama",
+            "rope_parameters": {"rope_type": "linear", "factor": 2.0},
+        },
+        None,
+    ),
+    ("Mellum's share, which its attention cannot run", {**_SHARED, "model_type": "mellum"}, None),
     ("Bamba's attention layers as a string", {**_BAMBA, "attn_layer_indices": "2"}, None),
     ("Bamba's attention layer -1", {**_BAMBA, "attn_layer_indices": [-1]}, None),
     (

@@ -18,29 +18,36 @@ import pytest
 from pe_explained import cli, verify
 
 GALLERY = Path(__file__).resolve().parents[1] / "docs" / "data" / "models"
-#: Gallery models whose tiny model transformers 5.23 builds from its own classes (the
-#: others: remote code, a legacy key layout or a composite config whose sizes the check
-#: does not shrink yet; each is refused with a message saying which).
+#: Gallery models whose tiny model transformers 5.23 builds from its own classes: all but
+#: the two that ship their own code (:data:`REMOTE`). A multimodal model is built as its
+#: language model alone, a file without a model type as the family the library reads it as.
 VERIFIED = (
     "apertus-8b-science-expert-r1",
     "bert-base-uncased",
     "bloom-560m",
     "command-r7b-12-2024",
     "deepseek-v2-lite",
+    "deepseek-v3",
+    "deepseek-v3.2",
     "exaone-4.0-1.2b",
     "exaone-4.0-32b",
+    "falcon-7b",
     "falcon-h1-tiny-r-90m",
     "gemma-3-12b-it",
     "gemma-3-1b-it",
+    "gemma-4-26b-a4b",
     "glm-4.7",
     "gpt-neox-20b",
     "gpt-oss-20b",
+    "gpt2",
     "llama-2-7b",
     "llama-3.1-8b-instruct",
+    "llama-4-scout-17b-16e",
     "minimax-m2.5",
-    "mpt-7b",
+    "ministral-3-3b-reasoning-2512",
     "mistral-7b-instruct-v0.1",
     "mistral-7b-v0.3",
+    "mpt-7b",
     "olmo-3.1-32b-instruct",
     "opt-1.3b",
     "phi-2",
@@ -48,10 +55,22 @@ VERIFIED = (
     "phi-4-mini-instruct",
     "qwen2.5-14b-instruct-1m",
     "qwen2.5-32b",
-    "qwen3-coder-next",
+    "qwen2.5-vl-7b-instruct",
     "qwen3-8b",
+    "qwen3-coder-next",
+    "qwen3-vl-f1",
+    "qwen3.5-27b",
     "smollm3-3b",
+    "t5-base",
 )
+
+
+#: Gallery models whose code transformers does not ship: refused, saying so.
+REMOTE = ("hunyuan-a13b-instruct", "kimi-k2-instruct")
+
+
+def test_every_gallery_config_is_verified_or_ships_its_own_code():
+    assert sorted(VERIFIED + REMOTE) == sorted(p.stem for p in GALLERY.glob("*.json"))
 
 
 def test_the_library_imports_without_torch():
@@ -147,11 +166,19 @@ def test_a_config_too_large_to_shrink_is_refused_before_it_is_built(monkeypatch,
 
 
 @needs_transformers
-def test_a_family_transformers_does_not_ship_is_refused_in_one_line(capsys):
-    status = cli.main(["inspect", str(GALLERY / "falcon-7b.json"), "--verify"])
+@pytest.mark.parametrize("name", REMOTE)
+def test_a_family_transformers_does_not_ship_is_refused_in_one_line(name, capsys):
+    status = cli.main(["inspect", str(GALLERY / f"{name}.json"), "--verify"])
     err = capsys.readouterr().err
     assert status == cli.EXIT_ERROR and err.count("\n") == 1
-    assert "has no model type 'RefinedWebModel'" in err
+    assert "has no model type" in err and "ships its own code" in err
+
+
+@needs_transformers
+def test_a_multimodal_config_is_built_as_its_language_model(capsys):
+    status = cli.main(["inspect", str(GALLERY / "qwen2.5-vl-7b-instruct.json"), "--verify"])
+    out = capsys.readouterr().out
+    assert status == 0 and "(built its language model alone, as 'qwen2_5_vl_text')" in out
 
 
 @needs_transformers
@@ -164,3 +191,49 @@ def test_a_model_without_a_rotary_module_is_held_to_the_table_it_rotated_by(monk
     _read_with_another_base(monkeypatch)
     result = verify.verify(config)
     assert len(result.differences) == 3 and all("inv_freq" in d for d in result.differences)
+
+
+_TINY = {"num_hidden_layers": 8, "hidden_size": 256, "num_attention_heads": 4}
+#: Files as these families release them, each read from its own code: a released OLMo
+#: Hybrid states a null base (no rotary embedding: its full-attention layers are NoPE);
+#: CWM and Higgs Audio v2 leave their layout and RoPE dict to the class; ModernBERT's
+#: decoder takes its window from local_attention where the file states none.
+RELEASED_SHAPES = {
+    "olmo_hybrid, a null base": {**_TINY, "model_type": "olmo_hybrid", "rope_theta": None},
+    "olmo_hybrid, 3 layers": {**_TINY, "model_type": "olmo_hybrid", "num_hidden_layers": 3},
+    "cwm": {**_TINY, "model_type": "cwm"},
+    "higgs_audio_v2": {**_TINY, "model_type": "higgs_audio_v2"},
+    "modernbert-decoder": {
+        **_TINY,
+        "model_type": "modernbert-decoder",
+        "local_attention": 256,
+        "global_rope_theta": 80000.0,
+    },
+    "nemotron": {**_TINY, "model_type": "nemotron", "rope_theta": 10000.0},
+    "nomic_bert": {**_TINY, "model_type": "nomic_bert"},
+}
+
+
+@needs_transformers
+@pytest.mark.parametrize("name", RELEASED_SHAPES)
+def test_families_read_from_their_code_verify(name):
+    result = verify.verify(RELEASED_SHAPES[name])
+    assert result.agrees and not result.assumed, result.summary()
+
+
+@needs_transformers
+@pytest.mark.parametrize("name", ["modernbert", "modernbert-decoder"])
+@pytest.mark.parametrize(("stated", "window"), [({}, 128), ({"sliding_window": 1000}, 1000)])
+def test_the_windows_verify_does_not_watch_are_the_classes(name, stated, window):
+    """verify compares attention and rotation; ModernBERT's window is held to its
+    configuration class itself: local_attention // 2, unless the file states one."""
+    import transformers
+
+    from pe_explained import read_model
+
+    config = {**_TINY, "model_type": name, "local_attention": 256, **stated}
+    built = transformers.AutoConfig.for_model(
+        name, **{k: v for k, v in config.items() if k != "model_type"}
+    )
+    windows = {p.window for p in read_model(config).layers} - {None}
+    assert windows == {built.sliding_window} == {window}

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 
-from pe_explained.families import FAMILIES
+from pe_explained.families import FAMILIES, PARTIALS
 
 from .. import Table, table
 from ..interactive import interactive
@@ -50,8 +50,8 @@ STATUSES = {
     "differs": "a layer differs where the library has read the code",
     "refused": "the library refuses the class's default config (most: no rotary "
     "embedding, or not a text model)",
-    "not built": "transformers builds no tiny text model of it here (vision, audio, "
-    "encoder–decoder, or sizes the check does not shrink)",
+    "not built": "transformers builds no tiny text model of it here (vision or audio "
+    "alone, or sizes the check does not shrink)",
 }
 #: A status with more families than this lists the first of them only.
 LISTED = 60
@@ -65,9 +65,9 @@ def sweep() -> dict:
     return json.loads(SWEEP.read_text(encoding="utf-8"))
 
 
-def _names(families: list[str]) -> str:
-    shown = ", ".join(f"`{name}`" for name in families[:LISTED])
-    more = len(families) - LISTED
+def _names(families: list[str], listed: int = LISTED) -> str:
+    shown = ", ".join(f"`{name}`" for name in families[:listed])
+    more = len(families) - listed
     return shown + (f", … and {more:,} more" if more > 0 else "")
 
 
@@ -86,3 +86,29 @@ def _():
         found = sorted(name for name, entry in families.items() if entry["status"] == status)
         rows.append([status, meaning, len(found), _names(found) if found else "none"])
     return Table(["status", "what it means", "families", "model types"], rows)
+
+
+@table(
+    "partial",
+    caption=lambda: (
+        "What each family's code does with a partial_rotary_factor below 1, and what the "
+        f"sweep found building each agreeing family again with one (transformers "
+        f"{sweep()['transformers']})."
+    ),
+)
+def _():
+    families = sweep()["families"]
+    rows = []
+    for rule, meaning in PARTIALS.items():
+        names = sorted(
+            name for name, f in FAMILIES.items() if f.partial == rule and f.pairing is not None
+        )
+        found: dict[str, int] = {}
+        for name in names:
+            entry = families.get(name, {})
+            if entry.get("status") == "agrees":
+                verdict = entry["partial"].split(":")[0]
+                found[verdict] = found.get(verdict, 0) + 1
+        checked = "; ".join(f"{verdict}: {n}" for verdict, n in sorted(found.items()))
+        rows.append([rule, meaning, len(names), checked or "none built", _names(names, 24)])
+    return Table(["rule", "what its code does", "families", "checked", "model types"], rows)

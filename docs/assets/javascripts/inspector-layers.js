@@ -51,6 +51,12 @@
       kind === "sliding_attention",
     position_embedding_type: (cfg) => get(cfg, "position_embedding_type") === "rope",
     use_rotary_pos_emb: (cfg) => truthy(get(cfg, "use_rotary_pos_emb", true)),
+    // rotates where a base is set: a null rope_theta (OLMo Hybrid's released files) is NoPE
+    "a base": (cfg) => {
+      const rope = get(cfg, "rope_parameters");
+      if (isMap(rope) && has(rope, "rope_theta")) return rope.rope_theta !== null;
+      return !(has(cfg, "rope_theta") && cfg.rope_theta === null);
+    },
   };
   const optionalLength = (cfg, k, path) => (get(cfg, k) === null ? null
     : checkConfigInt(key(path, k), cfg[k], "length"));
@@ -431,6 +437,12 @@
       (i < 2 || i % 4 === 1 || i === count - 1 ? "full_attention" : "sliding_attention")), // Flint
     "every 4th from the last": (cfg, path, count) => range(count).map((i) => // Muse Glimmer
       ((count - 1 - i) % 4 === 0 ? "full_attention" : "sliding_attention")),
+    "every 4th from 3, and the last": (cfg, path, count) => { // OLMo Hybrid
+      const types = range(count).map((i) => (i % 4 === 3 ? "full_attention"
+        : "linear_attention"));
+      if (!types.includes("full_attention")) types[count - 1] = "full_attention";
+      return types;
+    },
     "every 4th from 0": (cfg, path, count) => range(count).map((i) => // Granite SWA
       (i % 4 === 0 ? "full_attention" : "sliding_attention")),
     "global_attn_every_n_layers from 0": (cfg, path, count) => { // ModernBERT
@@ -491,7 +503,8 @@
 
   // read_layers(cfg, path, rope): every layer; rope() reads the settings when first needed
   function readLayers(cfg, path, rope) {
-    const early = statesRope(cfg) ? rope() : null;
+    // a null key states no RoPE (OLMo Hybrid's rope_theta)
+    const early = ROPE_KEYS.some((k) => get(cfg, k) !== null) ? rope() : null;
     const count = layerCount(cfg, path);
     const [window, chunk] = windowAndChunk(cfg, path);
     const kinds = layerTypeNames(cfg, path, count);

@@ -130,7 +130,7 @@
 
   // ModernBERT: one RoPE per layer type, bases from the legacy global_rope_theta and
   // local_rope_theta, a flat rope_scaling on both; its window is local_attention // 2
-  function modernbert(cfg, path, notes) {
+  function modernbert(cfg, path, notes, decoder = false) {
     const rope = get(cfg, "rope_parameters");
     const nested = isMap(rope) && Object.values(rope).some(isMap);
     const byType = nested ? { ...rope } : {};
@@ -152,12 +152,13 @@
         byType[kind] = entry;
       });
     cfg.rope_parameters = byType;
-    if (get(cfg, "sliding_window") === null || has(cfg, "local_attention")) {
+    if (get(cfg, "sliding_window") === null) {
       const local = num(checkConfigInt(key(path, "local_attention"),
         get(cfg, "local_attention", 128), "length"));
       cfg.sliding_window = Math.floor(local / 2);
-      notes.push(`${key(path, "local_attention")} = ${local}: ModernBertConfig's sliding_window ` +
-        `is half of it, ${Math.floor(local / 2)} keys on each side`);
+      notes.push(`${key(path, "local_attention")} = ${local}: ` +
+        `ModernBert${decoder ? "Decoder" : ""}Config's sliding_window is half of it, ` +
+        `${Math.floor(local / 2)} ${decoder ? "keys back" : "keys on each side"}`);
     }
   }
 
@@ -221,9 +222,59 @@
     if (type === "mistral4") mistral4(cfg, path, notes);
     else if (LAYER_ROPE_THETA.has(type)) layerRopeTheta(cfg, path, notes);
     else if (type === "modernbert") modernbert(cfg, path, notes);
+    else if (type === "modernbert-decoder") modernbert(cfg, path, notes, true);
     else if (type === "neomme") neomme(cfg, path, notes);
     else if (type === "ultrabert") ultrabert(cfg, path, notes);
     else if (GLOBAL_HEAD_TYPES.has(type)) globalHeadDim(cfg, path, notes);
+  }
+
+  // hf_families._partial_share: a partial_rotary_factor below 1 as the family's code takes
+  // it (families.PARTIALS): kept where read, the whole head where its default RoPE reads
+  // none, refused where transformers cannot run the model; kept for a family not read
+  const SHARE = "partial_rotary_factor";
+  function shares(cfg, path) {
+    const [k, rope] = ropeDict(cfg);
+    const top = get(cfg, SHARE);
+    const nested = rope !== null && Object.values(rope).every((v) => isMap(v) || v === null);
+    const dicts = nested ? Object.entries(rope).filter(([, v]) => isMap(v)) : [[null, rope]];
+    const out = [];
+    dicts.forEach(([kind, entry]) => {
+      entry = entry || {};
+      const where = key(path, k) + (kind === null ? "" : `[${repr(kind)}]`);
+      let share = get(entry, SHARE);
+      let name = `${where}['${SHARE}']`;
+      if (share === null) [share, name] = [top, key(path, SHARE)];
+      if (share === null) return;
+      share = checkFloat(name, share, { gt: 0, le: 1 });
+      if (share < 1) out.push([kind, name, share, get(entry, "rope_type", get(entry, "type", "default"))]);
+    });
+    return out;
+  }
+  function partialShare(cfg, path, notes) {
+    const type = get(cfg, "model_type");
+    const entry = family(type);
+    if (entry === null || entry.pairing === null || entry.partial === "read") return;
+    if (entry.partial === "rotary_dim" && get(cfg, "rotary_dim") !== null) return;
+    const code = entry.modeling.split("/").pop();
+    shares(cfg, path).forEach(([kind, name, share, ropeType]) => {
+      if (entry.partial === "fails") {
+        fail(`${name} = ${g(share)}: ${repr(type)} builds RoPE frequencies for ` +
+          `int(head_dim · ${g(share)}) dims but rotates the whole head (${code}): ` +
+          "transformers cannot run this config");
+      }
+      if (ropeType === "proportional") return;
+      if (ropeType !== "default" && ropeType !== "mrope") {
+        fail(`${name} = ${g(share)} with rope_type ${repr(ropeType)}: that table ` +
+          `(modeling_rope_utils.py) is built for int(head_dim · ${g(share)}) dims, but ` +
+          `${repr(type)} rotates the whole head (${code}): transformers cannot run this config`);
+      }
+      const [k, rope] = ropeDict(cfg);
+      if (rope === null) delete cfg[SHARE];
+      else if (kind === null) cfg[k] = { ...rope, [SHARE]: 1 };
+      else cfg[k] = { ...rope, [kind]: { ...rope[kind], [SHARE]: 1 } };
+      notes.push(`${name} = ${g(share)} is not read: the default RoPE of ${repr(type)} builds ` +
+        `frequencies for the whole head, and its attention rotates all of it (${code})`);
+    });
   }
 
   // Keys that change positions and that the library does not model, with what they do.
@@ -334,6 +385,7 @@
     const [raw, path] = textPart(config);
     const [cfg, notes] = standardise(raw, path);
     classRules(cfg, path, notes);
+    partialShare(cfg, path, notes);
     // what the family's class fills in where the file is silent (a window, a pattern)
     const entry = family(get(cfg, "model_type"));
     Object.entries((entry && entry.defaults) || {}).forEach(([k, value]) => {

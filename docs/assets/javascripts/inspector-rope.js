@@ -401,18 +401,24 @@
     qwen3_vl_moe_text: [5e5, 128000], smollm3: [2e6, 32768], solar_open: [1e6, 131072],
     stablelm: [1e4, 4096], starcoder2: [1e4, 4096], ultrabert: [null, 32768],
     vaultgemma: [1e4, 8192], youtu: [1e4, 131072],
+    cwm: [1e6, 131072], higgs_audio_v2: [5e5, 2048], "modernbert-decoder": [null, 8192],
+    nomic_bert: [1e3, 2048], olmo_hybrid: [1e4, 65536],
   };
   const DEFAULT_THETAS = Object.fromEntries(Object.entries(CLASS_DEFAULTS)
     .filter(([, [theta]]) => theta !== null && theta !== 1e4).map(([t, [theta]]) => [t, theta]));
   const PARTIAL_DEFAULTS = {
     qwen3_next: 0.25, qwen3_5: 0.25, qwen3_5_text: 0.25, qwen3_5_moe: 0.25,
-    qwen3_5_moe_text: 0.25, glm4_moe: 0.5, persimmon: 0.5, fuyu: 0.5,
+    qwen3_5_moe_text: 0.25, glm4_moe: 0.5, persimmon: 0.5, fuyu: 0.5, nemotron: 0.5,
   };
   const PER_TYPE_1E6 = { sliding_attention: { rope_type: "default", rope_theta: 1e4 },
     full_attention: { rope_type: "default", rope_theta: 1e6 } };
   const GEMMA4_ROPE = { sliding_attention: { rope_type: "default", rope_theta: 1e4 },
     full_attention: { rope_type: "proportional", partial_rotary_factor: 0.25, rope_theta: 1e6 } };
   const DEFAULT_ROPE = {
+    cwm: { rope_type: "llama3", rope_theta: 1e6, factor: 16, high_freq_factor: 4,
+      low_freq_factor: 1, original_max_position_embeddings: 8192 },
+    higgs_audio_v2: { rope_type: "llama3", rope_theta: 5e5, factor: 32, high_freq_factor: 0.5,
+      low_freq_factor: 0.125, original_max_position_embeddings: 1024 },
     apertus: { rope_type: "llama3", rope_theta: 12e6, factor: 8,
       original_max_position_embeddings: 8192, low_freq_factor: 1, high_freq_factor: 4 },
     gpt_oss: { rope_type: "yarn", factor: 32, beta_fast: 32, beta_slow: 1, truncate: false,
@@ -608,7 +614,13 @@
       head = Math.floor(checkConfigInt(key(path, "hidden_size"), cfg.hidden_size, "width") /
         checkConfigInt(key(path, "num_attention_heads"), cfg.num_attention_heads, "heads"));
     }
-    if (get(cfg, "partial_rotary_factor") !== null || head === null) return;
+    if (head === null) return;
+    if (get(cfg, "partial_rotary_factor") !== null) {
+      // MiniMax-M2's class reads the share first; GPT-J's and CodeGen's read rotary_dim
+      if (window.peInspector.family(cfg.model_type).partial === "read") return;
+      notes.push(`${key(path, "partial_rotary_factor")} = ${repr(cfg.partial_rotary_factor)} ` +
+        `is not read: ${ROTARY_DIM_TYPES[cfg.model_type]} reads rotary_dim`);
+    }
     const rotary = checkConfigInt(key(path, "rotary_dim"), cfg.rotary_dim, "head_dim", 2);
     head = checkConfigInt(key(path, "head_dim"), head, "head_dim", 2);
     if (rotary > head) fail(`${key(path, "rotary_dim")} = ${rotary} is larger than the head (${head})`);
