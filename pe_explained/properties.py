@@ -395,12 +395,31 @@ def nearest_return(max_offset, d_model, *, base=10000.0, min_offset=2, chunk=655
     d_model = check_positive_even_int("d_model", d_model)
     check_base("base", base)
     chunk = check_int("chunk", chunk, minimum=1)
+    # the slowest pairs' chords bound the distance from below: an offset whose bound
+    # already exceeds the best distance found is not computed in full (the same answer,
+    # to the bit: the survivors' distances are distance_by_offset's)
+    omega = sinusoidal_frequencies(d_model, base=base)[::-1]  # slowest first
+    stages = [n for n in _BOUND_PAIRS if n < omega.size]
     best_k, best = min_offset, np.inf
     for start in range(min_offset, max_offset + 1, chunk):
         k = np.arange(start, min(start + chunk, max_offset + 1))
+        if np.isfinite(best):
+            bound, done = np.zeros(k.size), 0
+            for n in stages:
+                chord = 2.0 * np.sin(np.multiply.outer(k, omega[done:n]) / 2.0)
+                bound += (chord**2).sum(axis=1)
+                keep = bound <= best * best * (1 + 1e-9)  # a margin for rounding
+                k, bound, done = k[keep], bound[keep], n
+            if not k.size:
+                continue
         # ‖PE(k) − PE(0)‖ = sqrt(Σ_i 4 sin²(k ω_i / 2))
         distance = distance_by_offset(k, d_model, base=base)
         i = int(np.argmin(distance))
         if distance[i] < best:
             best_k, best = int(k[i]), float(distance[i])
     return best_k, best
+
+
+#: How many of the slowest pairs bound :func:`nearest_return`'s distances from below, in
+#: turn: most offsets are ruled out by the first few.
+_BOUND_PAIRS = (4, 16)

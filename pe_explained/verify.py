@@ -65,8 +65,12 @@ _HEADS = 2
 #: Families whose attention needs more heads than :data:`_HEADS` (CodeGen splits its
 #: fused projection into 4 parts, each of whole heads).
 _FAMILY_HEADS = {"codegen": 4}
+#: Families whose key-value heads are fewer than :data:`_HEADS`: MiMo-V2-Flash's sliding
+#: layers double them, and each query group needs a whole one.
+_FAMILY_KV_HEADS = {"mimo_v2_flash": 1}
 #: Widths of parts that carry no position, cut too: linear attention's heads (Gated
-#: DeltaNet), DeepSeek-V3.2's indexer heads, Gemma 3n's per-layer embeddings.
+#: DeltaNet), DeepSeek-V3.2's indexer heads, Gemma 3n's per-layer embeddings,
+#: Nemotron-H's Mamba-2 heads.
 _OTHER_SMALL = {
     "linear_num_key_heads": _HEADS,
     "linear_num_value_heads": _HEADS,
@@ -75,6 +79,11 @@ _OTHER_SMALL = {
     "index_n_heads": _HEADS,
     "vocab_size_per_layer_input": 128,
     "hidden_size_per_layer_input": 16,
+    # Nemotron-H's Mamba-2 heads and shared expert (its own key names)
+    "mamba_num_heads": _HEADS,
+    "mamba_head_dim": 16,
+    "moe_shared_expert_intermediate_size": 32,
+    "n_groups": 1,  # Mamba-2's groups divide its heads
 }
 
 
@@ -105,6 +114,8 @@ def _shrunk_part(part: dict, model_type=None) -> dict:
         if name not in named or named[name] is None:
             named[name], source[name] = value, key
     out = _shrunk_standard(named, _FAMILY_HEADS.get(model_type, _HEADS))
+    if model_type in _FAMILY_KV_HEADS and "num_key_value_heads" in out:
+        out["num_key_value_heads"] = _FAMILY_KV_HEADS[model_type]
     result = {k: v for k, v in part.items() if legacy.get(k, k) in out}
     result.update({source.get(k, k): v for k, v in out.items()})
     return result

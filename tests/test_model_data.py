@@ -69,6 +69,20 @@ ALLOWED = {
     "compress_rope_theta",
     "index_head_dim",
     "use_qk_norm",
+    # which layers attend in the hybrids (Bamba, LFM2, Jamba, Nemotron-H, MiMo-V2-Flash)
+    "attn_layer_indices",
+    "full_attn_idxs",
+    "attn_layer_period",
+    "attn_layer_offset",
+    "hybrid_override_pattern",
+    "hybrid_layer_pattern",
+    # MiMo-V2-Flash's sliding layers: their base, window and heads
+    "swa_rope_theta",
+    "sliding_window_size",
+    "swa_num_attention_heads",
+    "swa_num_key_value_heads",
+    "swa_head_dim",
+    "swa_v_head_dim",
     # GPT-NeoX's names for the rotary base and the rotated fraction
     "rotary_emb_base",
     "rotary_pct",
@@ -125,6 +139,8 @@ NO_ROPE_WHY: dict[str, str] = {
     "mpt-7b.json": "ALiBi (attn_config.alibi)",
     "t5-base.json": "T5's bucketed relative bias",
     "falcon-7b.json": "rotates with base 10,000, which its code fixes (alibi false)",
+    "bamba-9b.json": "rotates its attention layers with BambaConfig's default base, 10,000",
+    "jamba-v0.1.json": "no positional encoding: its attention layers never rotate",
 }
 
 

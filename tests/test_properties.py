@@ -260,6 +260,20 @@ def test_nearest_return_matches_the_table(d_model, count):
     assert found[1] == pytest.approx(distance, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize(
+    "d_model, count, base",
+    [(20, 300_000, 100.0), (24, 200_000, 50.0), (64, 200_000, 1e4), (128, 100_000, 1e4)],
+)
+def test_nearest_return_s_bound_changes_no_answer(d_model, count, base):
+    """The slowest pairs' lower bound rules offsets out before their full distance: the
+    offset and its distance are those of the whole search, to the bit."""
+    from pe_explained.properties import distance_by_offset, nearest_return
+
+    every = distance_by_offset(np.arange(2, count + 1), d_model, base=base)
+    i = int(np.argmin(every))
+    assert nearest_return(count, d_model, base=base, chunk=9973) == (i + 2, float(every[i]))
+
+
 def test_nearest_return_of_one_pair_is_the_best_rational_turn():
     from pe_explained.properties import nearest_return
 

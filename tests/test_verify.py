@@ -23,6 +23,7 @@ GALLERY = Path(__file__).resolve().parents[1] / "docs" / "data" / "models"
 #: language model alone, a file without a model type as the family the library reads it as.
 VERIFIED = (
     "apertus-8b-science-expert-r1",
+    "bamba-9b",
     "bert-base-uncased",
     "bloom-560m",
     "command-r7b-12-2024",
@@ -40,6 +41,8 @@ VERIFIED = (
     "gpt-neox-20b",
     "gpt-oss-20b",
     "gpt2",
+    "jamba-v0.1",
+    "lfm2-700m",
     "llama-2-7b",
     "llama-3.1-8b-instruct",
     "llama-4-scout-17b-16e",
@@ -48,6 +51,7 @@ VERIFIED = (
     "mistral-7b-instruct-v0.1",
     "mistral-7b-v0.3",
     "mpt-7b",
+    "nvidia-nemotron-3-nano-30b-a3b",
     "olmo-3.1-32b-instruct",
     "opt-1.3b",
     "phi-2",
@@ -62,6 +66,7 @@ VERIFIED = (
     "qwen3.5-27b",
     "smollm3-3b",
     "t5-base",
+    "xiaomimimo-mimo-v2-flash",
 )
 
 
