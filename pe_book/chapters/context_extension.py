@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from pe_explained.rope import (
@@ -418,9 +420,10 @@ def _():  # how much the rule alone lengthens Llama 3.1's slowest wavelength
     return f"{ruled[-1] / plain[-1]:g}"
 
 
-def _decay_means(base: float) -> list[float]:
+@cache  # the table, two values and each base's tail read the same rows
+def _decay_means(base: float) -> tuple[float, ...]:
     """The decay table's row for ``base``: the bound averaged over each band of distances."""
-    return [rope_decay_bound_mean(HEAD_DIM, lo, hi, base=base) for lo, hi in DECAY_BANDS]
+    return tuple(rope_decay_bound_mean(HEAD_DIM, lo, hi, base=base) for lo, hi in DECAY_BANDS)
 
 
 def _bases(falling: bool) -> str:
