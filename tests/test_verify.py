@@ -23,7 +23,6 @@ GALLERY = Path(__file__).resolve().parents[1] / "docs" / "data" / "models"
 #: language model alone, a file without a model type as the family the library reads it as.
 VERIFIED = (
     "apertus-8b-science-expert-r1",
-    "bamba-9b",
     "bert-base-uncased",
     "bloom-560m",
     "command-r7b-12-2024",
@@ -41,8 +40,6 @@ VERIFIED = (
     "gpt-neox-20b",
     "gpt-oss-20b",
     "gpt2",
-    "jamba-v0.1",
-    "lfm2-700m",
     "llama-2-7b",
     "llama-3.1-8b-instruct",
     "llama-4-scout-17b-16e",
@@ -51,7 +48,6 @@ VERIFIED = (
     "mistral-7b-instruct-v0.1",
     "mistral-7b-v0.3",
     "mpt-7b",
-    "nvidia-nemotron-3-nano-30b-a3b",
     "olmo-3.1-32b-instruct",
     "opt-1.3b",
     "phi-2",
@@ -66,12 +62,13 @@ VERIFIED = (
     "qwen3.5-27b",
     "smollm3-3b",
     "t5-base",
-    "xiaomimimo-mimo-v2-flash",
 )
 
 
 #: Gallery models whose code transformers does not ship: refused, saying so.
 REMOTE = ("hunyuan-a13b-instruct", "kimi-k2-instruct")
+#: Published configs found and cited, not in the gallery yet (docs/data/models/README.md).
+PENDING = sorted(p.stem for p in (GALLERY / "pending").glob("*.json"))
 
 
 def test_every_gallery_config_is_verified_or_ships_its_own_code():
@@ -125,7 +122,7 @@ needs_transformers = pytest.mark.skipif(
 
 
 @needs_transformers
-@pytest.mark.parametrize("name", VERIFIED)
+@pytest.mark.parametrize("name", [*VERIFIED, *(f"pending/{n}" for n in PENDING)])
 def test_every_buildable_gallery_config_verifies(name, capsys):
     status = cli.main(["inspect", str(GALLERY / f"{name}.json"), "--verify"])
     out = capsys.readouterr().out
