@@ -201,6 +201,10 @@ _V32_INDEXER = (
     "halves, while MLA rotates interleaved pairs: the same tables, two pairings"
 )
 
+_GLM_DSA_INDEXER = (
+    "GLM-MoE-DSA's indexer rotates the first qk_rope_head_dim dims of its heads in "
+    "interleaved pairs, as its MLA does"
+)
 _AXK2_INDEXER = (
     "AXK2's indexer rotates the first qk_rope_head_dim dims of its heads in halves, while "
     "MLA rotates interleaved pairs: the same tables, two pairings"
@@ -384,6 +388,13 @@ FAMILIES: dict[str, Family] = {
     ),
     # rotate_half_llm pairs 2j with 2j + 1 (repeat_interleave of the frequencies), in the
     # first partial_rotary_factor of each head
+    # MLA as DeepSeek-V3.2's, interleaved everywhere; head_dim is set to qk_rope_head_dim
+    "glm_moe_dsa": Family(
+        "models/glm_moe_dsa/modeling_glm_moe_dsa.py",
+        "interleaved",
+        reads_rope_interleave=False,
+        notes=(_GLM_DSA_INDEXER, _MLA),
+    ),
     "glm_ocr_text": Family("models/glm_ocr/modeling_glm_ocr.py", "interleaved", partial="fails"),
     "gpt_neox": Family("models/gpt_neox/modeling_gpt_neox.py", partial="read"),
     "gpt_neox_japanese": Family(
@@ -482,6 +493,14 @@ FAMILIES: dict[str, Family] = {
     "llama": Family("models/llama/modeling_llama.py"),
     "llama4": _LLAMA4,
     "llama4_text": _LLAMA4,  # the text tower: one family, one file
+    # MLA as DeepSeek-V3's, always in interleaved pairs; two attention sublayers in each
+    # decoder layer (LongcatFlashDecoderLayer: num_hidden_layers is 2 × num_layers)
+    "longcat_flash": Family(
+        "models/longcat_flash/modeling_longcat_flash.py",
+        "interleaved",
+        reads_rope_interleave=False,
+        notes=(_MLA,),
+    ),
     "mellum": Family("models/mellum/modeling_mellum.py", layer_layout="full", partial="fails"),
     # its own rotary code: per layer type, int(head_dim * partial_rotary_factor) dims
     "mimo_v2_flash": Family(
@@ -489,6 +508,10 @@ FAMILIES: dict[str, Family] = {
         layer_layout="first and every 6th",
         defaults={"sliding_window": 129},
         partial="read",
+        unread={
+            "swa_rope_theta": "MiMoV2FlashConfig has no such key: the sliding layers' base "
+            "is rope_parameters['sliding_attention'] (1e4 where the file gives none)"
+        },
     ),
     # MLA as DeepSeek-V2's, but rotating in halves (apply_rotary_pos_emb); no rope_interleave
     "minicpm3": Family(

@@ -257,7 +257,11 @@ def _entries(cfg: Mapping, path: str) -> list[tuple[str, Mapping | None, str, di
         for name in (key, alias):
             if cfg.get(name) is not None and key not in top:
                 top[key] = (cfg[name], f"{path}[{name!r}]")
-    nested = [key for key in rope if key in (layer_types or ())]
+    family = FAMILIES.get(cfg.get("model_type"))
+    # a dict per layer type, or per name the family's layers rotate by (DeepSeek-V4's
+    # main and compress, beside layer_types that name neither)
+    named = set(layer_types or ()) | set(((family and family.rope_keys) or {}).values())
+    nested = [key for key in rope if key in named]
     if not nested and layer_types is None and rope:
         if all(isinstance(v, Mapping) or v is None for v in rope.values()):
             nested = list(rope)  # per-type dicts without a layer_types list
@@ -267,7 +271,6 @@ def _entries(cfg: Mapping, path: str) -> list[tuple[str, Mapping | None, str, di
             (key, rope[key], f"{where}[{key!r}]", {**top, "head_dim": head_dims.get(key)})
             for key in nested
         ]
-    family = FAMILIES.get(cfg.get("model_type"))
     # Gemma 3's own defaults (Gemma3TextConfig.default_theta); a file's local base alone
     # makes the shape, with those defaults
     bases = (family and family.split_bases) or FAMILIES["gemma3"].split_bases

@@ -56,7 +56,9 @@ __all__ = [
     "DEFAULT_MAX_POSITIONS",
     "DEFAULT_THETAS",
     "LEGACY_NAMES",
+    "RENAMED_TYPES",
     "legacy_key",
+    "rope_dicts",
     "standardise",
 ]
 
@@ -105,6 +107,7 @@ CLASS_DEFAULTS = {
     "glm": (10_000.0, 131_072),
     "glm4": (10_000.0, 131_072),
     "glm4_moe_lite": (10_000.0, 202_752),
+    "glm_moe_dsa": (10_000.0, 202_752),
     "glm_ocr_text": (10_000.0, 131_072),
     "gpt_neox": (10_000.0, 2_048),
     "gpt_neox_japanese": (10_000.0, 2_048),
@@ -132,6 +135,7 @@ CLASS_DEFAULTS = {
     "llama": (10_000.0, 2_048),
     "llama4": (500_000.0, 131_072),
     "llama4_text": (500_000.0, 131_072),
+    "longcat_flash": (10_000_000.0, 131_072),
     "mellum": (None, 131_072),
     "mimo_v2_flash": (None, 131_072),
     "minicpm3": (10_000.0, 32_768),
@@ -343,7 +347,7 @@ def legacy_key(model_type, standard: str) -> str:
 
 #: ``model_type`` values of remote code that ``transformers`` reads as a family of its own:
 #: Falcon's first releases (``RWForCausalLM``, ``configuration_RW.py``).
-_RENAMED_TYPES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
+RENAMED_TYPES = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
 #: Families that rotate with base 10,000 although their file names no RoPE key (GPT-J and
 #: CodeGen hard-code the base; Falcon without ALiBi gets the class's default RoPE dict).
 _IMPLICIT_ROPE = frozenset({"gptj", "codegen", "falcon"})
@@ -429,6 +433,37 @@ def _mimo_v2_flash(cfg: dict, path: str, notes: list[str]) -> None:
         notes.append(f"{name} = {size} keys before the query: a window of {size + 1} tokens")
 
 
+#: LongcatFlashConfig's decoder layers where a file states neither count.
+_LONGCAT_LAYERS = 28
+
+
+def _longcat_flash(cfg: dict, path: str, notes: list[str]) -> None:
+    """LongCat-Flash: each of its ``num_layers`` decoder layers holds two attention
+    sublayers (``LongcatFlashDecoderLayer``), so it attends in ``2 × num_layers`` layers.
+    A ``num_hidden_layers`` the file states sets ``num_layers`` to half of it, rounded
+    down (``LongcatFlashConfig``'s setter), and wins."""
+    if cfg.get("num_hidden_layers") is not None:
+        name = f"{path}['num_hidden_layers']"
+        given = check_config_int(name, cfg["num_hidden_layers"], "layers")
+        if given < 2:
+            raise ValueError(f"{name} = {given}: LongcatFlashConfig keeps num_layers = 0")
+        if given % 2:
+            notes.append(
+                f"{name} = {given}: LongcatFlashConfig keeps num_layers = {given // 2}, "
+                f"so {2 * (given // 2)} attention sublayers"
+            )
+        cfg["num_hidden_layers"] = 2 * (given // 2)
+        return
+    name = f"{path}['num_layers']"
+    layers = check_config_int(name, cfg.get("num_layers", _LONGCAT_LAYERS), "layers")
+    cfg["num_hidden_layers"] = 2 * layers
+    given = f"{name} = {layers}" if "num_layers" in cfg else f"{path} states no num_layers"
+    notes.append(
+        f"{given}: {layers} decoder layers of two attention sublayers each, "
+        f"{2 * layers} attention layers (LongcatFlashDecoderLayer)"
+    )
+
+
 def _olmo3(cfg: dict, path: str, notes: list[str]) -> None:
     """OLMo 3: per-layer-type RoPE, the scaling on full-attention layers only.
 
@@ -461,8 +496,6 @@ def _deepseek_v4(cfg: dict, path: str, notes: list[str]) -> None:
     scaling, the compressed layers with ``compress_rope_theta`` and the scaling, its
     attention factor forced to 1."""
     key, rope = _rope_dict(cfg)
-    if rope is not None and {"main", "compress"} <= set(rope):
-        return
     head_dim = cfg.get("head_dim")
     share = cfg.get("partial_rotary_factor")
     if share is None and cfg.get("qk_rope_head_dim") is not None and head_dim:
@@ -470,7 +503,13 @@ def _deepseek_v4(cfg: dict, path: str, notes: list[str]) -> None:
         rotated = check_config_int(name, cfg["qk_rope_head_dim"], "head_dim")
         share = rotated / check_config_int(f"{path}['head_dim']", head_dim, "head_dim")
     share = 64 / 512 if share is None else share
-    cfg.pop("qk_rope_head_dim", None)  # popped by the class: head_dim is the whole head
+    # popped by the class, which derives it again from the share: head_dim is the whole
+    # head (a class's to_dict writes it back beside the nested dicts)
+    cfg.pop("qk_rope_head_dim", None)
+    if rope is not None and {"main", "compress"} <= set(rope):
+        cfg["partial_rotary_factor"] = share  # what a nested dict without one inherits
+        _v4_indexer_fits(cfg, f"{path}[{key!r}]['compress']", rope["compress"])
+        return
     main = {"rope_type": "default", "rope_theta": cfg.get("rope_theta", 10_000.0)}
     compress = dict(rope or {"rope_type": "default"})
     compress["rope_theta"] = cfg.get("compress_rope_theta", 160_000.0)
@@ -480,11 +519,37 @@ def _deepseek_v4(cfg: dict, path: str, notes: list[str]) -> None:
         entry["partial_rotary_factor"] = share
     cfg["rope_parameters"] = {"main": main, "compress": compress}
     cfg.pop("rope_scaling", None)
+    _v4_indexer_fits(cfg, f"{path}['rope_parameters']['compress']", compress)
     notes.append(
         "DeepSeek-V4 rotates the last rotary dims of each head, in interleaved pairs, and "
         "rotates the attention output back; sliding layers use 'main', compressed layers "
         "'compress' (DeepseekV4Config)"
     )
+
+
+def _v4_indexer_fits(cfg: dict, where: str, compress) -> None:
+    """DeepSeek-V4's indexer (in its compressed sparse attention layers) rotates as many
+    dims of its ``index_head_dim``-wide heads as ``compress`` (named ``where``) rotates of
+    each head: more than it has and transformers cannot run the model (a size mismatch in
+    the rotation)."""
+    types, ratios = cfg.get("layer_types"), cfg.get("compress_ratios")
+    if isinstance(types, list) and "compressed_sparse_attention" not in types:
+        return
+    if types is None and isinstance(ratios, list) and 4 not in ratios:
+        return
+    if not isinstance(compress, Mapping):
+        return  # refused where the dict is read
+    share = compress.get("partial_rotary_factor", cfg.get("partial_rotary_factor"))
+    head, index = cfg.get("head_dim", 512), cfg.get("index_head_dim", 128)
+    numbers = (share, head, index)
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in numbers):
+        return  # refused where each is read
+    if isinstance(head, int) and isinstance(index, int) and int(head * share) > index:
+        raise ValueError(
+            f"{where} rotates {int(head * share)} dims of each head, more than the {index} "
+            "of the indexer's heads (index_head_dim), which rotates as many: transformers "
+            "cannot run this config"
+        )
 
 
 def _hunyuan(cfg: dict, path: str, notes: list[str]) -> None:
@@ -809,16 +874,30 @@ def _rotary_dim(cfg: dict, path: str, notes: list[str]) -> None:
 _SHARE = "partial_rotary_factor"
 
 
+def rope_dicts(cfg: Mapping) -> tuple[str | None, list[tuple[str | None, Mapping | None]]]:
+    """The RoPE dicts of a config as transformers reads them: the key that holds them
+    (``rope_scaling`` wins over ``rope_parameters``; None where there is neither), and
+    ``(layer type, dict)`` for each layer type of a nested dict, or ``[(None, the
+    dict)]`` for a flat one (``[(None, None)]`` where there is none).
+
+    >>> rope_dicts({"rope_parameters": {"full_attention": {"rope_theta": 1e6},
+    ...                                 "sliding_attention": None}})
+    ('rope_parameters', [('full_attention', {'rope_theta': 1000000.0})])
+    >>> rope_dicts({"rope_theta": 1e4})
+    (None, [(None, None)])
+    """
+    key, rope = _rope_dict(cfg)
+    if rope is not None and all(isinstance(v, Mapping) or v is None for v in rope.values()):
+        return key, [(kind, entry) for kind, entry in rope.items() if isinstance(entry, Mapping)]
+    return key, [(None, rope)]
+
+
 def _shares(cfg: Mapping, path: str) -> list[tuple[str | None, str, float, str]]:
     """Every share below 1 a layer type's RoPE would read: ``(its dict's layer type, or
     None for the flat dict, the name it is read under, the share, the dict's rope_type)``.
     A dict's own share wins over the top level's."""
-    key, rope = _rope_dict(cfg)
+    key, dicts = rope_dicts(cfg)
     top = cfg.get(_SHARE)
-    nested = rope is not None and all(isinstance(v, Mapping) or v is None for v in rope.values())
-    dicts = (
-        [(k, v) for k, v in rope.items() if isinstance(v, Mapping)] if nested else [(None, rope)]
-    )
     out = []
     for kind, entry in dicts:
         entry = entry or {}
@@ -845,6 +924,7 @@ def _partial_share(cfg: dict, path: str, notes: list[str]) -> None:
     if family.partial == "rotary_dim" and cfg.get("rotary_dim") is not None:
         return  # the share is rotary_dim's (_rotary_dim)
     code = family.modeling.rsplit("/", 1)[-1]
+    key, _ = _rope_dict(cfg)
     for kind, name, share, rope_type in _shares(cfg, path):
         if family.partial == "fails":
             raise ValueError(
@@ -861,7 +941,7 @@ def _partial_share(cfg: dict, path: str, notes: list[str]) -> None:
                 f"{cfg['model_type']!r} rotates the whole head ({code}): transformers "
                 "cannot run this config"
             )
-        key, rope = _rope_dict(cfg)
+        rope = cfg.get(key) if key is not None else None  # as the earlier shares left it
         if rope is None:
             cfg.pop(_SHARE, None)
         elif kind is None:
@@ -882,6 +962,7 @@ _CLASS_RULES = {
     **dict.fromkeys(_HUNYUAN, _hunyuan),
     "nemotron_h": _nemotron_h,
     "mimo_v2_flash": _mimo_v2_flash,
+    "longcat_flash": _longcat_flash,
     "mistral4": _mistral4,
     **dict.fromkeys(("granite_swa", "granitemoe_swa", "muse_glimmer_text"), _layer_rope_theta),
     "modernbert": _modernbert,
@@ -911,8 +992,8 @@ def standardise(cfg: Mapping, path: str) -> tuple[dict, list[str]]:
     out = dict(cfg)
     notes: list[str] = []
     check_config_name(f"{path}['model_type']", out.get("model_type"))
-    if out.get("model_type") in _RENAMED_TYPES:
-        out["model_type"] = _RENAMED_TYPES[out["model_type"]]
+    if out.get("model_type") in RENAMED_TYPES:
+        out["model_type"] = RENAMED_TYPES[out["model_type"]]
         notes.append(
             f"{path}['model_type'] = {cfg['model_type']!r} is read as {out['model_type']!r} "
             "(the remote code it was released with; transformers' family of that name)"

@@ -44,7 +44,7 @@ from ._checks import check_bool, check_config_int, check_config_name
 from .alibi import alibi_slopes
 from .hf_families import legacy_key
 
-__all__ = ["NONROTARY_KINDS", "NonRotaryPositions", "nonrotary_positions"]
+__all__ = ["ARCHITECTURES", "NONROTARY_KINDS", "NonRotaryPositions", "nonrotary_positions"]
 
 #: The kinds :func:`nonrotary_positions` reports.
 NONROTARY_KINDS = ("learned", "alibi", "t5_bias")
@@ -64,7 +64,7 @@ _LEARNED = {
 }
 _T5 = frozenset({"t5", "mt5"})
 #: The family of a file that names none, by its model class.
-_ARCHITECTURES = {
+ARCHITECTURES = {
     "GPT2LMHeadModel": "gpt2",
     "GPTNeoForCausalLM": "gpt_neo",
     "BertForMaskedLM": "bert",
@@ -221,7 +221,7 @@ def nonrotary_positions(config) -> NonRotaryPositions | None:
         if classes is not None and not isinstance(classes, list):
             raise TypeError(f"{name} must be a list of class names, got {classes!r}")
         if classes:
-            model_type = _ARCHITECTURES.get(check_config_name(f"{name}[0]", classes[0]))
+            model_type = ARCHITECTURES.get(check_config_name(f"{name}[0]", classes[0]))
     if model_type in _LEARNED:
         key, offset, within = _LEARNED[model_type]
         size = _get(config, key, path, read)

@@ -259,7 +259,8 @@ def _family_notes(cfg: Mapping, path: str, layers) -> list[str]:
             "every pair is either kept or divided by the factor, a step (Kimi K2's setting)"
         )
     family = FAMILIES.get(model_type)
-    for key, why in ({} if family is None else family.unread or {}).items():
+    # in key order, as the page's copy of the registry holds them (sorted JSON)
+    for key, why in sorted(({} if family is None else family.unread or {}).items()):
         if key in cfg:
             notes.append(f"{path}[{key!r}] = {cfg[key]!r} is not read: {why}")
     notes += [] if family is None else family.notes

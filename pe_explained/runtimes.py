@@ -122,7 +122,14 @@ def _start(runtime: str, config, seq_len):
         result["notes"].append(
             f"no rotary embedding ({scheme.kind} positions): nothing to set but the context"
         )
-        return model, seq_len, None, None, result, scheme.positions
+        rows = scheme.positions
+        if scheme.kind == "learned" and seq_len is not None and rows and seq_len > rows:
+            raise ValueError(
+                f"seq_len {seq_len} is past the {rows} positions of the model's learned "
+                f"table ({scheme.read_from[0]}): positions {rows} and later have "
+                "no embedding, so no runtime flag can serve them"
+            )
+        return model, seq_len, None, None, result, rows
     if not model.rotates:  # attention without rotation, or none (Kimi Linear, Nemotron-H)
         result["notes"].append("no layer rotates: nothing to set but the context")
         length = model.text.get("max_position_embeddings")
@@ -168,6 +175,10 @@ def llama_cpp_arguments(config, *, seq_len=None) -> dict:
     ``convert_hf_to_gguf.py``), dynamic NTK (one base, the one ``transformers`` uses at
     ``N`` tokens), YaRN with ``truncate: false`` (llama.cpp always rounds the ramp's
     ends to whole pairs), Dual Chunk Attention, other layer types.
+
+    A model none of whose layers rotates gets only ``-c``. A ``seq_len`` past a learned
+    position table (GPT-2's ``n_positions``) is refused: those positions have no
+    embedding.
 
     Parameters
     ----------
@@ -464,6 +475,10 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
     (vLLM pull request #25351; issue #49296); it ran on vLLM up to 0.10, with
     ``VLLM_USE_V1=0`` and ``VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN``.
 
+    A model none of whose layers rotates gets only the context, with the lengthening
+    override where it is above vLLM's; a ``seq_len`` past a learned position table is
+    refused, as by :func:`llama_cpp_arguments`.
+
     Parameters
     ----------
     config : dict
@@ -489,8 +504,12 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
     model, seq_len, settings, primary, result, positions = _start("vllm", config, seq_len)
     args, warn, note = result["arguments"], result["warnings"], result["notes"]
     if settings is None:
-        if (context := seq_len or positions) is not None:
-            args += ["--max-model-len", str(context)]
+        n = seq_len or positions
+        limit = _vllm_limits(model, [])
+        overrides = _vllm_longer(model, n, limit, warn)
+        _vllm_overrides(model, overrides, args)
+        if n is not None:
+            args += ["--max-model-len", str(n)]
         return result
     s = settings[primary]
     n = _context(s, seq_len)
@@ -510,23 +529,14 @@ def vllm_arguments(config, *, seq_len=None) -> dict:
         )
         printed, rope = {}, [_rope_dict(e) for e in settings.values() if e is not None]
     limit = _vllm_limits(model, rope)
-    if n is not None and n > limit["limit"]:
-        overrides.update(_longer(model, n))
+    if longer := _vllm_longer(model, n, limit, warn):
+        overrides.update(longer)
         for name, params in printed.items():  # vLLM: LongRoPE's factor from the length
             if params["rope_type"] == "longrope":
                 attention = float(settings[name].frequencies(n)[1])
                 params.setdefault("short_mscale", attention)
                 params.setdefault("long_mscale", attention)
-        warn.append(
-            f"--max-model-len {n} is above the {limit['limit']} vLLM derives from "
-            f"{limit['key']}, which it refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: the "
-            f"override sets max_position_embeddings to {n}, past the length the config gives"
-        )
-    if overrides:
-        # a multimodal config's RoPE lives in its text_config (hf_config.text_part)
-        if model.read_from != "config":
-            overrides = {"text_config": overrides}
-        args += ["--hf-overrides", json.dumps(overrides, allow_nan=False)]
+    _vllm_overrides(model, overrides, args)
     if s.rope_type == "proportional" and (s.scaling or {}).get("factor") not in (None, 1.0):
         warn.append("proportional RoPE: vLLM's Gemma4RotaryEmbedding does not read factor")
     if s.rope_type == "dynamic":
@@ -646,15 +656,33 @@ def _vllm_limits(model, rope: list[dict]) -> dict:
     return {"limit": limit, "default": default, "key": key}
 
 
-def _longer(model, n: int) -> dict:
-    """The length keys that let vLLM accept ``--max-model-len n``: ``max_position_embeddings``
-    and every smaller length key the text config sets, all ``n``."""
+def _vllm_longer(model, n: int | None, limit: dict, warn: list) -> dict:
+    """The length keys that let vLLM accept ``--max-model-len n`` above the ``limit`` it
+    derives (``max_position_embeddings`` and every smaller length key the text config
+    sets, all ``n``), with a warning; nothing where ``n`` is within it."""
+    if n is None or n <= limit["limit"]:
+        return {}
     cfg = model.text
     longer = {"max_position_embeddings": n}
     for name in _VLLM_LENGTH_KEYS:
         if cfg.get(name) is not None and cfg[name] < n:
             longer[name] = n
+    warn.append(
+        f"--max-model-len {n} is above the {limit['limit']} vLLM derives from "
+        f"{limit['key']}, which it refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: the "
+        f"override sets max_position_embeddings to {n}, past the length the config gives"
+    )
     return longer
+
+
+def _vllm_overrides(model, overrides: dict, args: list) -> None:
+    """``--hf-overrides`` with ``overrides``, where there are any: a multimodal config's
+    (its RoPE and lengths live in its ``text_config``, :func:`~pe_explained.hf_config.text_part`)
+    under that key."""
+    if overrides:
+        if model.read_from != "config":
+            overrides = {"text_config": overrides}
+        args += ["--hf-overrides", json.dumps(overrides, allow_nan=False)]
 
 
 def runtime_arguments(config, runtime, *, seq_len=None) -> dict:

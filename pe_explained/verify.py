@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hf_families import LEGACY_NAMES
+from .hf_families import LEGACY_NAMES, RENAMED_TYPES
+from .hf_nonrotary import ARCHITECTURES
 from .model_reading import read_model
 
 __all__ = [
@@ -62,12 +63,10 @@ _SMALL = {
 }
 _EXPERTS = ("num_experts", "n_routed_experts", "num_local_experts")
 _HEADS = 2
-#: Families whose attention needs more heads than :data:`_HEADS` (CodeGen splits its
-#: fused projection into 4 parts, each of whole heads).
-_FAMILY_HEADS = {"codegen": 4}
-#: Families whose key-value heads are fewer than :data:`_HEADS`: MiMo-V2-Flash's sliding
-#: layers double them, and each query group needs a whole one.
-_FAMILY_KV_HEADS = {"mimo_v2_flash": 1}
+#: Families whose attention needs another number of heads than :data:`_HEADS` (CodeGen
+#: splits its fused projection into 4 parts, each of whole heads; DeepSeek-V4's
+#: compressors project the hidden size, heads × 512, so one head keeps it small).
+_FAMILY_HEADS = {"codegen": 4, "deepseek_v4": 1}
 #: Widths of parts that carry no position, cut too: linear attention's heads (Gated
 #: DeltaNet), DeepSeek-V3.2's indexer heads, Gemma 3n's per-layer embeddings,
 #: Nemotron-H's Mamba-2 heads.
@@ -84,6 +83,11 @@ _OTHER_SMALL = {
     "mamba_head_dim": 16,
     "moe_shared_expert_intermediate_size": 32,
     "n_groups": 1,  # Mamba-2's groups divide its heads
+    # MLA's low-rank query, and DeepSeek-V4's low-rank output in groups of heads
+    "q_lora_rank": 32,
+    "o_lora_rank": 32,
+    "o_groups": 1,
+    "expert_ffn_hidden_size": 32,  # LongCat-Flash's experts (its moe_intermediate_size)
 }
 
 
@@ -114,8 +118,6 @@ def _shrunk_part(part: dict, model_type=None) -> dict:
         if name not in named or named[name] is None:
             named[name], source[name] = value, key
     out = _shrunk_standard(named, _FAMILY_HEADS.get(model_type, _HEADS))
-    if model_type in _FAMILY_KV_HEADS and "num_key_value_heads" in out:
-        out["num_key_value_heads"] = _FAMILY_KV_HEADS[model_type]
     result = {k: v for k, v in part.items() if legacy.get(k, k) in out}
     result.update({source.get(k, k): v for k, v in out.items()})
     return result
@@ -130,11 +132,14 @@ def _shrunk_standard(part: dict, heads_kept: int = _HEADS) -> dict:
         if not isinstance(head_dim, int) and isinstance(hidden, int):
             head_dim = hidden // heads
         out["num_attention_heads"] = heads_kept
-        if "num_key_value_heads" in out and (
-            out["num_key_value_heads"] is None or isinstance(out["num_key_value_heads"], int)
-        ):
-            # MLA's keys have as many heads as queries; None is Nemotron's class default
-            out["num_key_value_heads"] = heads_kept
+        kv = out.get("num_key_value_heads", heads)
+        if kv is None or isinstance(kv, int):
+            # grouped-query attention stays grouped, with one key-value head (MiMo-V2-Flash's
+            # sliding layers double it, within the query heads); MLA's keys have as many
+            # heads as queries; None is Nemotron's class default
+            grouped = isinstance(kv, int) and 0 < kv < heads
+            if "num_key_value_heads" in out:
+                out["num_key_value_heads"] = 1 if grouped else heads_kept
         if isinstance(head_dim, int) and isinstance(hidden, int):
             # the rotary width decides the frequencies: kept; an MLA config that states no
             # head_dim is not given one (Glm4MoeLiteConfig maps head_dim onto
@@ -245,7 +250,8 @@ def _shorter_context(config: dict) -> dict:
 
 def shrink(config: dict) -> dict:
     """A copy of ``config`` whose model builds and runs in about a second: heads cut to
-    two (and as many key-value heads), the hidden size to two heads, feed-forward widths, experts
+    two (and as many key-value heads, or one where the file groups its queries), the hidden
+    size to two heads, feed-forward widths, experts
     and the vocabulary cut, the context cut to :data:`_CONTEXT` where no layer's
     positions depend on it; the layer count, the layer pattern, the head width and every
     key that decides positions kept. A multimodal config's ``text_config`` is shrunk the
@@ -298,9 +304,13 @@ def _table_seen(cos, sin) -> tuple[np.ndarray, float]:
 
 def _layers(model, count, torch):
     """The model's decoder layers: ``model.layers``, else the longest module list of
-    ``count`` layers."""
+    ``count`` layers; where a decoder layer holds several attention sublayers (LongCat-Flash's
+    ``self_attn``, a list of two), those."""
     layers = getattr(model, "layers", None)
     if layers is not None:
+        subs = [getattr(layer, "self_attn", None) for layer in layers]
+        if len(layers) != count and all(isinstance(m, torch.nn.ModuleList) for m in subs):
+            return [attention for sub in subs for attention in sub]
         return layers
     lists = [m for m in model.modules() if isinstance(m, torch.nn.ModuleList) and len(m) == count]
     if not lists:
@@ -529,12 +539,12 @@ def verify(config: dict) -> Verification:
     installed, observe it (:func:`observe`) and compare it with the library's reading
     (:func:`compare`). Raises ImportError without torch or transformers, ValueError for
     a config the library or transformers cannot read."""
-    read_model(config)  # a config the library refuses is refused here, first
+    reading = read_model(config)  # a config the library refuses is refused here, first
     transformers = _torch_and_transformers()[1]
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()  # its notes on the shrunk config: not ours
     try:
-        built, built_as = buildable(config)
+        built, built_as = buildable(config, reading)
         return _verify(built, built_as)
     finally:
         transformers.logging.set_verbosity(verbosity)
@@ -545,18 +555,15 @@ def _model_type_of(config: dict) -> tuple[str, str | None]:
     file does not give it: the family the library reads it as, by its ``architectures``
     (GPT-2's early files name no model type) or by a legacy name (Falcon's
     ``RefinedWebModel``)."""
-    from .hf_families import _RENAMED_TYPES
-    from .hf_nonrotary import _ARCHITECTURES
-
     model_type = config.get("model_type")
     if isinstance(model_type, str):
-        if model_type in _RENAMED_TYPES:
-            renamed = _RENAMED_TYPES[model_type]
+        if model_type in RENAMED_TYPES:
+            renamed = RENAMED_TYPES[model_type]
             return renamed, f"as {renamed!r}, the family {model_type!r} is read as"
         return model_type, None
     names = config.get("architectures")
-    if isinstance(names, list) and names and names[0] in _ARCHITECTURES:
-        kind = _ARCHITECTURES[names[0]]
+    if isinstance(names, list) and names and names[0] in ARCHITECTURES:
+        kind = ARCHITECTURES[names[0]]
         return kind, f"as {kind!r}, the family its architectures {names} are read as"
     raise ValueError(
         "inspect --verify needs the config's model_type (or architectures the library "
@@ -564,11 +571,12 @@ def _model_type_of(config: dict) -> tuple[str, str | None]:
     )
 
 
-def buildable(config: dict) -> tuple[dict, str | None]:
+def buildable(config: dict, reading=None) -> tuple[dict, str | None]:
     """The config transformers builds to check ``config``, and what was done to it: the
     file as it is; its model type found (:func:`_model_type_of`); or, for a multimodal
     model, its language model alone (its ``text_config``, or its top level without the
-    other towers' configs), whose reading must be the whole config's."""
+    other towers' configs), whose reading must be the whole config's (``reading``, the
+    :func:`~pe_explained.read_model` of ``config``, where the caller has it)."""
     _, transformers = _torch_and_transformers()
     model_type, how = _model_type_of(config)
     config = {**config, "model_type": model_type}
@@ -586,7 +594,7 @@ def buildable(config: dict) -> tuple[dict, str | None]:
         return config, how
     if not text["model_type"]:
         return config, how
-    if not _same_reading(read_model(config), read_model(text)):
+    if not _same_reading(reading or read_model(config), read_model(text)):
         return config, how
     return text, f"its language model alone, as {text['model_type']!r}"
 

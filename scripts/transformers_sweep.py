@@ -64,17 +64,14 @@ def with_share(config: dict) -> dict:
     """``config`` with a ``partial_rotary_factor`` below 1 in every RoPE dict of its text
     part (and at its top level where it has no dict): 0.5, or 0.75 where it gives 0.5."""
     from pe_explained.hf_config import text_part
+    from pe_explained.hf_families import rope_dicts
 
     config = json.loads(json.dumps(config))
     part, where = text_part(config)
     part = config["text_config"] if where.endswith("['text_config']") else config
     share = 0.75 if '"partial_rotary_factor": 0.5' in json.dumps(part) else 0.5
-    rope = next((part[k] for k in ("rope_scaling", "rope_parameters") if part.get(k)), None)
-    if not isinstance(rope, dict):
-        part["partial_rotary_factor"] = share
-        return config
-    dicts = [v for v in rope.values() if isinstance(v, dict)]
-    for entry in dicts if dicts and len(dicts) == len(rope) else [rope]:
+    key, dicts = rope_dicts(part)  # the dicts the library reads, the same objects
+    for _, entry in dicts if key is not None else [(None, part)]:
         entry["partial_rotary_factor"] = share
     return config
 

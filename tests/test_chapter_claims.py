@@ -127,6 +127,31 @@ def test_gpt_oss_sliding_layers_have_their_own_rows_and_letters():
     assert "23 of 32 in gpt-oss-20b, window 128" in VALUES["todays_models.windowed_slower"].text()
 
 
+def _expand(pattern: str) -> str:
+    """A layer pattern of Table 21.5 written out again: parts joined by " + ", each a
+    unit "× k" times or the letters themselves."""
+    out = ""
+    for part in pattern.split(" + "):
+        unit, _, times = part.partition(" × ")
+        out += unit * int(times or 1)
+    return out
+
+
+def test_every_hybrids_pattern_spells_its_model_s_layers_in_short_parts():
+    from pe_book.chapters.todays_models.hybrids import LITERAL, _sources, pattern
+    from pe_explained import inspect_config
+
+    for entry, _ in _sources():
+        strip = inspect_config(entry.reading)["layer_strip"]["strip"]
+        written = pattern(strip)
+        assert _expand(written) == strip, (entry.stem, written)
+        # every part wraps on its own: no part longer than a run of LITERAL letters
+        assert all(len(part) <= LITERAL + 4 for part in written.split(" + ")), written
+    nemotron = "~-~-~n" + "-~-~-~n" * 4 + "-~-~-~-~n" + "-~-~-~-~-"
+    assert pattern(nemotron) == "~-~-~n + -~-~-~n × 4 + -~-~-~-~n + -~-~-~-~-"
+    assert _expand("~~R × 3 + ~R~") == "~~R~~R~~R~R~"
+
+
 def test_the_hybrids_table_claims_no_release_months_it_cannot_source():
     assert "released" not in TABLES["todays_models.layer_sources"].build().columns
 

@@ -53,6 +53,12 @@ def test_inspect_reports_every_gallery_config(data_file, tmp_path, capsys):
         assert not report["layer_types"] and report["layer_strip"]["strip"]
         assert report["positions"] == json.loads(json.dumps(_nonrotary(config)))
         return
+    if report["layer_strip"]["counts"]["rotary"] == 0:  # attention, none of it rotating
+        assert not report["layer_types"] and "R" not in report["layer_strip"]["strip"]
+        assert report["layer_strip"]["counts"]["nope"] == len(report["nope_layers"]) > 0
+        status, text, err = _inspect([str(path)], capsys)
+        assert (status, err) == (0, "") and "no layer rotates" in text
+        return
     assert report["layer_types"], "no layer type reported"
     for block in report["layer_types"].values():
         inv_freq, factor = pe.config_rope_frequencies(config, layer_type=block["rope"])
@@ -213,6 +219,8 @@ def _reference_buffers(config: dict) -> dict:
         for name, cls in vars(module).items()
         if pyinspect.isclass(cls) and name.endswith("RotaryEmbedding") and "Vision" not in name
     ]
+    if not classes:  # the library must say so too: no layer of the model rotates
+        return {}
     classes.sort(key=lambda cls: ("Text" not in cls.__name__, len(cls.__name__)))
     embedding = classes[0](text)
     buffers = {}

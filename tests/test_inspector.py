@@ -463,6 +463,62 @@ EDGE_CASES = [
         None,
     ),
     (
+        "DeepSeek-V4 as its class writes it: main and compress, layer_types and the rope head",
+        {
+            "model_type": "deepseek_v4",
+            "head_dim": 512,
+            "qk_rope_head_dim": 64,
+            "num_hidden_layers": 3,
+            "layer_types": [
+                "heavily_compressed_attention",
+                "compressed_sparse_attention",
+                "heavily_compressed_attention",
+            ],
+            "rope_parameters": {
+                "main": {"rope_type": "default", "rope_theta": 1e4, "partial_rotary_factor": 0.5},
+                "compress": {"rope_type": "default", "rope_theta": 1.6e5},
+            },
+        },
+        None,
+    ),
+    (
+        "LongCat-Flash: num_layers",
+        {
+            "model_type": "longcat_flash",
+            "num_layers": 3,
+            "qk_rope_head_dim": 64,
+            "kv_lora_rank": 512,
+        },
+        None,
+    ),
+    (
+        "LongCat-Flash: an odd num_hidden_layers",
+        {
+            "model_type": "longcat_flash",
+            "num_hidden_layers": 7,
+            "qk_rope_head_dim": 64,
+            "kv_lora_rank": 512,
+        },
+        None,
+    ),
+    (
+        "LongCat-Flash: no layer count",
+        {"model_type": "longcat_flash", "qk_rope_head_dim": 64, "kv_lora_rank": 512},
+        None,
+    ),
+    (
+        "GLM-MoE-DSA",
+        {
+            "model_type": "glm_moe_dsa",
+            "num_hidden_layers": 3,
+            "head_dim": 64,
+            "qk_rope_head_dim": 64,
+            "kv_lora_rank": 512,
+            "rope_theta": 1e6,
+        },
+        None,
+    ),
+    (
         "gpt-oss without a RoPE dict",
         {"model_type": "gpt_oss", "head_dim": 64, "num_hidden_layers": 4, "sliding_window": 128},
         None,
@@ -766,6 +822,24 @@ EDGE_CASES = [
 #: (name, config or JSON text, seq_len): inputs the library refuses.
 _BAMBA = {"model_type": "bamba", "head_dim": 64, "rope_theta": 1e4, "num_hidden_layers": 4}
 BAD_INPUTS = [
+    (
+        "DeepSeek-V4: a compress share wider than the indexer's heads",
+        {
+            "model_type": "deepseek_v4",
+            "head_dim": 512,
+            "num_hidden_layers": 2,
+            "compress_ratios": [0, 4],
+            "rope_parameters": {
+                "main": {"rope_type": "default", "rope_theta": 1e4},
+                "compress": {
+                    "rope_type": "default",
+                    "rope_theta": 1.6e5,
+                    "partial_rotary_factor": 0.5,
+                },
+            },
+        },
+        None,
+    ),
     (
         "a scaled table narrower than Llama's rotated head",
         {

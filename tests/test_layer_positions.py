@@ -17,6 +17,7 @@ import pytest
 import pe_explained as pe
 from pe_explained import model_reading
 from pe_explained.cli import main
+from pe_explained.families import FAMILIES
 from pe_explained.hf_families import standardise
 from pe_explained.model_report import inspect_config
 
@@ -456,7 +457,9 @@ def _all_configs():
 
 @pytest.mark.parametrize("name,config", sorted(_all_configs().items()))
 def test_every_position_key_is_read_or_named(name, config):
-    unknown = _position_keys(config) - READ - NAMED
+    family = FAMILIES.get(config.get("model_type"))
+    unread = set(family.unread or ()) if family else set()  # named in a note of its own
+    unknown = _position_keys(config) - READ - NAMED - unread
     assert not unknown, f"{name}: {sorted(unknown)} neither read nor named by inspect"
 
 
@@ -494,3 +497,49 @@ def test_nemotron_h_never_rotates_and_its_mlp_and_moe_layers_mix_no_tokens():
     ]
     with pytest.raises(ValueError, match=r"hybrid_override_pattern'\] holds 'X'"):
         pe.layer_positions({**bare, "hybrid_override_pattern": "M*X"})
+
+
+def test_longcat_flash_attends_twice_in_each_decoder_layer():
+    """LongcatFlashDecoderLayer holds two attention sublayers: num_hidden_layers is
+    2 × num_layers, and a stated num_hidden_layers sets num_layers to half of it, rounded
+    down (LongcatFlashConfig's setter); transformers builds the same (the sweep)."""
+    base = {"model_type": "longcat_flash", "qk_rope_head_dim": 64, "kv_lora_rank": 512}
+    assert len(pe.layer_positions({**base, "num_layers": 3})) == 6
+    assert len(pe.layer_positions(base)) == 56  # the class's 28 decoder layers
+    report = pe.inspect_config({**base, "num_hidden_layers": 7})
+    assert len(report["layers"]) == 6
+    assert any("keeps num_layers = 3" in note for note in report["notes"])
+    with pytest.raises(ValueError, match="num_hidden_layers'\\] = 1: LongcatFlashConfig"):
+        pe.layer_positions({**base, "num_hidden_layers": 1})
+
+
+V4_NESTED = {
+    "model_type": "deepseek_v4",
+    "head_dim": 512,
+    "qk_rope_head_dim": 64,  # a class's to_dict writes it beside the nested dicts
+    "num_hidden_layers": 2,
+    "layer_types": ["sliding_attention", "compressed_sparse_attention"],
+    "rope_parameters": {
+        "main": {"rope_type": "default", "rope_theta": 1e4, "partial_rotary_factor": 0.125},
+        "compress": {"rope_type": "default", "rope_theta": 1.6e5, "partial_rotary_factor": 0.125},
+    },
+}
+
+
+def test_deepseek_v4_nested_dicts_rotate_their_share_of_the_whole_head():
+    """DeepseekV4Config's own dicts, keyed main and compress beside layer_types that name
+    neither: 0.125 of the 512-wide head, 64 dims (not 0.125 of qk_rope_head_dim)."""
+    settings = pe.rope_settings(V4_NESTED)
+    assert {k: s.rotary_dim for k, s in settings.items()} == {"main": 64, "compress": 64}
+
+
+def test_deepseek_v4_refuses_a_compress_share_wider_than_the_indexer():
+    """Its indexer rotates as many dims of its 128-wide heads as compress does of each
+    head: 256 do not fit, and transformers fails on a size mismatch (the sweep)."""
+    wide = json.loads(json.dumps(V4_NESTED))
+    wide["rope_parameters"]["compress"]["partial_rotary_factor"] = 0.5
+    with pytest.raises(ValueError, match="rotates 256 dims of each head, more than the 128"):
+        pe.read_model(wide)
+    # no compressed sparse attention layer, no indexer: read
+    wide["layer_types"] = ["sliding_attention", "heavily_compressed_attention"]
+    assert pe.rope_settings(wide)["compress"].rotary_dim == 256

@@ -71,7 +71,9 @@ def _primary(config: dict):
 
 
 def _rotary(config: dict) -> bool:
-    return any(k in _text(config) for k in ROPE_KEYS)
+    """Whether a layer of the model rotates, as the library reads it (a config may state
+    a base that no layer reads: Nemotron-H's attention takes no position embeddings)."""
+    return pe.read_model(config).rotates
 
 
 # ---------------------------------------------------------------------------
@@ -539,8 +541,9 @@ def test_vllm_nests_a_multimodal_override_under_text_config():
 
 #: ``max_position_embeddings`` of transformers 5.23's configuration classes where a
 #: file leaves it out: vLLM reads the config object, which holds the class's default
-#: (``Gemma3TextConfig``, also the text config of ``Gemma3Config``).
-CLASS_LENGTHS = {"gemma3": 131_072, "gemma3_text": 131_072}
+#: (``Gemma3TextConfig``, also the text config of ``Gemma3Config``; ``BambaConfig``,
+#: whose 9B file states none).
+CLASS_LENGTHS = {"gemma3": 131_072, "gemma3_text": 131_072, "bamba": 262_144}
 
 
 def vllm_length(config: dict, rope: list[dict] | None = None) -> dict:
@@ -655,7 +658,18 @@ def test_vllm_accepts_the_max_model_len_printed(path):
     printed --hf-overrides make that length reach --max-model-len, and the primary layer
     type still rotates as the config states."""
     config = _config(path)
-    if not _rotary(config):
+    if not _rotary(config):  # only the length: the config's own, and twice it
+        own = vllm_length(config, [])["limit"]
+        scheme = pe.read_model(config).nonrotary
+        lengths = [own, 2 * own]
+        if scheme is not None and scheme.kind == "learned":  # a learned table ends
+            lengths = [min(own, scheme.positions)]
+            with pytest.raises(ValueError, match="past the .* positions of the model's learned"):
+                vllm_arguments(config, seq_len=scheme.positions + 1)
+        for seq_len in lengths:
+            args = vllm_arguments(config, seq_len=seq_len)["arguments"]
+            n = int(args[args.index("--max-model-len") + 1])
+            assert vllm_length(_served(config, args)[0], [])["limit"] >= n == seq_len, args
         return
     layer_type, s = _primary(config)
     for seq_len in (None, 2 * (s.max_position_embeddings or vllm_length(config)["limit"])):
@@ -940,3 +954,14 @@ def test_a_note_where_yarn_reaches_past_the_printed_context():
     notes = llama_cpp_arguments(qwen3)["notes"]
     assert any("131072" in n and "-c 40960" in n for n in notes), notes
     assert not any("reaches" in n for n in llama_cpp_arguments(qwen3, seq_len=131072)["notes"])
+
+
+@pytest.mark.parametrize("build", [llama_cpp_arguments, vllm_arguments])
+def test_a_context_past_a_learned_table_is_refused(build):
+    """GPT-2 and OPT have no embedding past their table's last row: no flag serves it;
+    at the table's length the arguments are printed."""
+    gallery = {p.stem: _config(p) for p in GALLERY}
+    for name, rows, key in (("gpt2", 1024, "n_positions"), ("opt-1.3b", 2048, "max_pos")):
+        assert build(gallery[name], seq_len=rows)["arguments"][-1] == str(rows)
+        with pytest.raises(ValueError, match=f"seq_len {rows + 1} is past the {rows} .*{key}"):
+            build(gallery[name], seq_len=rows + 1)

@@ -23,6 +23,7 @@ GALLERY = Path(__file__).resolve().parents[1] / "docs" / "data" / "models"
 #: language model alone, a file without a model type as the family the library reads it as.
 VERIFIED = (
     "apertus-8b-science-expert-r1",
+    "bamba-9b",
     "bert-base-uncased",
     "bloom-560m",
     "command-r7b-12-2024",
@@ -40,14 +41,18 @@ VERIFIED = (
     "gpt-neox-20b",
     "gpt-oss-20b",
     "gpt2",
+    "jamba-v0.1",
+    "lfm2-700m",
     "llama-2-7b",
     "llama-3.1-8b-instruct",
     "llama-4-scout-17b-16e",
+    "mimo-v2-flash",
     "minimax-m2.5",
     "ministral-3-3b-reasoning-2512",
     "mistral-7b-instruct-v0.1",
     "mistral-7b-v0.3",
     "mpt-7b",
+    "nvidia-nemotron-3-nano-30b-a3b",
     "olmo-3.1-32b-instruct",
     "opt-1.3b",
     "phi-2",
@@ -67,8 +72,6 @@ VERIFIED = (
 
 #: Gallery models whose code transformers does not ship: refused, saying so.
 REMOTE = ("hunyuan-a13b-instruct", "kimi-k2-instruct")
-#: Published configs found and cited, not in the gallery yet (docs/data/models/README.md).
-PENDING = sorted(p.stem for p in (GALLERY / "pending").glob("*.json"))
 
 
 def test_every_gallery_config_is_verified_or_ships_its_own_code():
@@ -122,7 +125,7 @@ needs_transformers = pytest.mark.skipif(
 
 
 @needs_transformers
-@pytest.mark.parametrize("name", [*VERIFIED, *(f"pending/{n}" for n in PENDING)])
+@pytest.mark.parametrize("name", VERIFIED)
 def test_every_buildable_gallery_config_verifies(name, capsys):
     status = cli.main(["inspect", str(GALLERY / f"{name}.json"), "--verify"])
     out = capsys.readouterr().out
@@ -239,3 +242,11 @@ def test_the_windows_verify_does_not_watch_are_the_classes(name, stated, window)
     )
     windows = {p.window for p in read_model(config).layers} - {None}
     assert windows == {built.sliding_window} == {window}
+
+
+def test_the_shrink_keeps_grouped_queries_grouped():
+    """Grouped-query attention keeps one key-value head for the two query heads (MiMo-V2-
+    Flash's sliding layers double it); multi-head attention keeps one per query head."""
+    gqa = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32}
+    assert verify.shrink({**gqa, "num_key_value_heads": 8})["num_key_value_heads"] == 1
+    assert verify.shrink({**gqa, "num_key_value_heads": 32})["num_key_value_heads"] == 2

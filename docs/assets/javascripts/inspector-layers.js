@@ -142,7 +142,10 @@
       .forEach(([k, alias]) => [k, alias].forEach((name) => {
         if (get(cfg, name) !== null && !has(top, k)) top[k] = [cfg[name], key(path, name)];
       }));
-    let nested = Object.keys(rope).filter((k) => (types || []).includes(k));
+    // a dict per layer type, or per name the family's layers rotate by (DeepSeek-V4)
+    const named = new Set([...(types || []), ...Object.values(familyValue(get(cfg,
+      "model_type"), "rope_keys") || {})]);
+    let nested = Object.keys(rope).filter((k) => named.has(k));
     if (!nested.length && types === null && truthy(rope) &&
       Object.values(rope).every((v) => isMap(v) || v === null)) nested = Object.keys(rope);
     if (nested.length) {

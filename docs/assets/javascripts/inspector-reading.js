@@ -215,6 +215,29 @@
     }
   }
 
+  // LongCat-Flash: two attention sublayers in each of its num_layers decoder layers; a
+  // stated num_hidden_layers sets num_layers to half of it, rounded down, and wins
+  function longcatFlash(cfg, path, notes) {
+    if (get(cfg, "num_hidden_layers") !== null) {
+      const name = key(path, "num_hidden_layers");
+      const given = num(checkConfigInt(name, cfg.num_hidden_layers, "layers"));
+      if (given < 2) fail(`${name} = ${given}: LongcatFlashConfig keeps num_layers = 0`);
+      const half = Math.floor(given / 2);
+      if (given % 2) {
+        notes.push(`${name} = ${given}: LongcatFlashConfig keeps num_layers = ${half}, ` +
+          `so ${2 * half} attention sublayers`);
+      }
+      cfg.num_hidden_layers = 2 * half;
+      return;
+    }
+    const name = key(path, "num_layers");
+    const layers = num(checkConfigInt(name, get(cfg, "num_layers", 28), "layers"));
+    cfg.num_hidden_layers = 2 * layers;
+    const given = has(cfg, "num_layers") ? `${name} = ${layers}` : `${path} states no num_layers`;
+    notes.push(`${given}: ${layers} decoder layers of two attention sublayers each, ` +
+      `${2 * layers} attention layers (LongcatFlashDecoderLayer)`);
+  }
+
   const GLOBAL_HEAD_TYPES = set("embedding_gemma2 embedding_gemma2_text gemma4_unified " +
     "gemma4_unified_text");
   function classRules(cfg, path, notes) {
@@ -226,6 +249,7 @@
     else if (type === "neomme") neomme(cfg, path, notes);
     else if (type === "ultrabert") ultrabert(cfg, path, notes);
     else if (GLOBAL_HEAD_TYPES.has(type)) globalHeadDim(cfg, path, notes);
+    else if (type === "longcat_flash") longcatFlash(cfg, path, notes);
   }
 
   // hf_families._partial_share: a partial_rotary_factor below 1 as the family's code takes
@@ -350,7 +374,8 @@
         "every pair is either kept or divided by the factor, a step (Kimi K2's setting)");
     }
     const entry = family(type); // its keys not read, and its notes
-    Object.entries((entry && entry.unread) || {}).forEach(([k, why]) => {
+    const byKey = ([a], [b]) => (a < b ? -1 : a > b ? 1 : 0); // the library's order
+    Object.entries((entry && entry.unread) || {}).sort(byKey).forEach(([k, why]) => {
       if (has(cfg, k)) out.push(`${key(path, k)} = ${repr(cfg[k])} is not read: ${why}`);
     });
     if (entry) out.push(...entry.notes);

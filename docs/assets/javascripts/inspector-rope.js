@@ -402,7 +402,8 @@
     stablelm: [1e4, 4096], starcoder2: [1e4, 4096], ultrabert: [null, 32768],
     vaultgemma: [1e4, 8192], youtu: [1e4, 131072],
     cwm: [1e6, 131072], higgs_audio_v2: [5e5, 2048], "modernbert-decoder": [null, 8192],
-    nomic_bert: [1e3, 2048], olmo_hybrid: [1e4, 65536],
+    nomic_bert: [1e3, 2048], olmo_hybrid: [1e4, 65536], glm_moe_dsa: [1e4, 202752],
+    longcat_flash: [1e7, 131072],
   };
   const DEFAULT_THETAS = Object.fromEntries(Object.entries(CLASS_DEFAULTS)
     .filter(([, [theta]]) => theta !== null && theta !== 1e4).map(([t, [theta]]) => [t, theta]));
@@ -483,9 +484,30 @@
     }
   }
 
+  // DeepSeek-V4's indexer rotates as many dims of its index_head_dim-wide heads as
+  // 'compress' rotates of each head: no more than it has
+  function v4IndexerFits(cfg, where, compress) {
+    const types = get(cfg, "layer_types");
+    const ratios = get(cfg, "compress_ratios");
+    if (Array.isArray(types) && !types.includes("compressed_sparse_attention")) return;
+    if (types === null && Array.isArray(ratios) && !ratios.some((r) => isReal(r) && num(r) === 4)) {
+      return;
+    }
+    if (!isMap(compress)) return; // refused where the dict is read
+    const share = get(compress, "partial_rotary_factor", get(cfg, "partial_rotary_factor"));
+    const head = get(cfg, "head_dim", 512);
+    const index = get(cfg, "index_head_dim", 128);
+    if (!isReal(share) || !isReal(head) || !isReal(index)) return; // refused where read
+    const dims = Math.trunc(num(head) * num(share));
+    if (isInt(head) && isInt(index) && dims > num(index)) {
+      fail(`${where} rotates ${dims} dims of each head, more than the ${num(index)} of the ` +
+        "indexer's heads (index_head_dim), which rotates as many: transformers cannot run " +
+        "this config");
+    }
+  }
+
   function deepseekV4(cfg, path, notes) {
-    const [, rope] = ropeDict(cfg);
-    if (rope && has(rope, "main") && has(rope, "compress")) return;
+    const [k, rope] = ropeDict(cfg);
     const head = get(cfg, "head_dim");
     let share = get(cfg, "partial_rotary_factor");
     if (share === null && get(cfg, "qk_rope_head_dim") !== null && truthy(head)) {
@@ -493,7 +515,12 @@
         checkConfigInt(key(path, "head_dim"), head, "head_dim");
     }
     if (share === null) share = 64 / 512;
-    delete cfg.qk_rope_head_dim;
+    delete cfg.qk_rope_head_dim; // the class derives it again from the share
+    if (rope && has(rope, "main") && has(rope, "compress")) {
+      cfg.partial_rotary_factor = share; // what a nested dict without one inherits
+      v4IndexerFits(cfg, `${key(path, k)}['compress']`, rope.compress);
+      return;
+    }
     const main = { rope_type: "default", rope_theta: get(cfg, "rope_theta", 1e4) };
     const compress = { ...(rope || { rope_type: "default" }) };
     compress.rope_theta = get(cfg, "compress_rope_theta", 16e4);
@@ -501,6 +528,7 @@
     main.partial_rotary_factor = compress.partial_rotary_factor = share;
     cfg.rope_parameters = { main, compress };
     delete cfg.rope_scaling;
+    v4IndexerFits(cfg, `${key(path, "rope_parameters")}['compress']`, compress);
     notes.push("DeepSeek-V4 rotates the last rotary dims of each head, in interleaved pairs, " +
       "and rotates the attention output back; sliding layers use 'main', compressed layers " +
       "'compress' (DeepseekV4Config)");

@@ -19,19 +19,59 @@ from ... import Table, table, value
 from ...models import load_models
 from ...text import format_bound, format_cell
 
+#: The longest run of layers a pattern writes out letter by letter.
+LITERAL = 12
+
+
+def _unit(piece: str) -> str:
+    """The shortest unit ``piece`` repeats (``"~~~R"`` for ``"~~~R~~~R"``), or itself."""
+    for size in range(1, len(piece) // 2 + 1):
+        if len(piece) % size == 0 and piece[:size] * (len(piece) // size) == piece:
+            return piece[:size]
+    return piece
+
+
+def _parts(piece: str, rare: str) -> list[tuple[float, str]]:
+    """The ways to write ``piece`` as one part, with their costs: its letters, a quarter
+    dearer each, up to :data:`LITERAL` of them (a tenth less where they end on the
+    strip's rarest letter); a unit repeated, where the unit is one
+    letter or ends on the strip's rarest letter (``"~~~R"`` repeats, ``"~R~~"`` does not)."""
+    # a run that ends on the rarest letter reads as a unit too: a tenth cheaper
+    out = [(1.25 * len(piece) - 0.1 * (piece[-1] == rare), piece)] if len(piece) <= LITERAL else []
+    unit = _unit(piece)
+    if unit != piece and (len(unit) == 1 or unit[-1] == rare):
+        out.append(
+            (
+                len(unit) + 3 + len(str(len(piece) // len(unit))),
+                f"{unit} × {len(piece) // len(unit)}",
+            )
+        )
+    return out
+
 
 def pattern(strip: str) -> str:
-    """A layer strip written as its shortest repeating unit: ``"~~~R~~~R"`` is
-    ``"~~~R × 2"``; a strip with no repeat is written whole.
+    """A layer strip written short: its repeating unit where the whole strip repeats one
+    (``"~~~R × 2"``), else the cheapest run of parts by :func:`_parts`, joined by
+    ``" + "`` (where a long strip may wrap).
 
     >>> pattern("~~~R~~~R"), pattern("RRRR"), pattern("RRn")
     ('~~~R × 2', 'R × 4', 'RRn')
+    >>> pattern("SSSSSF" * 4 + "SS"), pattern("~" + "~~~~~~~~R" * 3 + "~~~~")
+    ('SSSSSF × 4 + SS', '~ + ~~~~~~~~R × 3 + ~~~~')
     """
-    for size in range(1, len(strip) // 2 + 1):
-        unit = strip[:size]
-        if len(strip) % size == 0 and unit * (len(strip) // size) == strip:
-            return f"{unit} × {len(strip) // size}"
-    return strip
+    if (unit := _unit(strip)) != strip:
+        return f"{unit} × {len(strip) // len(unit)}"
+    rare = min(sorted(set(strip)), key=strip.count)
+    best: list[tuple[float, list[str]] | None] = [(0.0, [])] + [None] * len(strip)
+    for end in range(1, len(strip) + 1):
+        for start in range(end):
+            if best[start] is None:
+                continue
+            cost, parts = best[start]
+            for price, part in _parts(strip[start:end], rare):
+                if best[end] is None or cost + price + 3 * bool(parts) < best[end][0]:
+                    best[end] = (cost + price + 3 * bool(parts), [*parts, part])
+    return " + ".join(best[-1][1])
 
 
 @cache
@@ -87,16 +127,17 @@ def position_summary(report: dict) -> str:
     nope = sum(p["source"] == "nope" for p in positions)
     if nope:
         parts.append(f"{nope} NoPE")
-    for mixer in sorted({p["mixer"] for p in positions if p["source"] == "recurrence"}):
-        parts.append(f"{sum(p['mixer'] == mixer for p in positions)} {mixer}")
+    for source, after in (("recurrence", ""), ("none", " (no token mixing)")):
+        for mixer in sorted({p["mixer"] for p in positions if p["source"] == source}):
+            parts.append(f"{sum(p['mixer'] == mixer for p in positions)} {mixer}{after}")
     return "; ".join(parts)
 
 
 @table(
     "layer_sources",
     caption="Where the gallery’s models get their positions from "
-    "(<code>inspect_config</code>); pattern: R rotary (S, F: sliding and full layers "
-    "that differ), n NoPE, ~ no attention, a learned table, b bias.",
+    "(<code>inspect_config</code>). R rotary (S, F: sliding, full), n NoPE, "
+    "~ no attention, - no token mixing, a learned table, b bias.",
 )
 def _():
     rows = []
@@ -117,9 +158,20 @@ def _count(stem: str, source: str) -> int:
     return sum(p.source == source for p in _entry(stem)[1])
 
 
-@value("hybrid_models")
+def _attends(p) -> bool:
+    return p.source in ("rotary", "nope")
+
+
+@value("quarter_attention_models")
 def _():
-    return str(sum(any(p.source == "recurrence" for p in pos) for _, pos in _sources()))
+    """Models with attention in exactly one layer of four, the rest recurrent."""
+    return str(
+        sum(
+            4 * sum(map(_attends, pos)) == len(pos)
+            and all(_attends(p) or p.source == "recurrence" for p in pos)
+            for _, pos in _sources()
+        )
+    )
 
 
 #: Counts the prose quotes: value name → (gallery file stem, what is counted).
@@ -132,6 +184,17 @@ COUNTS = {
     "exaone_layers": ("exaone-4.0-32b", None),
     "smollm3_nope": ("smollm3-3b", "nope"),
     "smollm3_layers": ("smollm3-3b", None),
+    "bamba_rotary": ("bamba-9b", "rotary"),
+    "bamba_layers": ("bamba-9b", None),
+    "jamba_nope": ("jamba-v0.1", "nope"),
+    "jamba_layers": ("jamba-v0.1", None),
+    "nemotron_nope": ("nvidia-nemotron-3-nano-30b-a3b", "nope"),
+    "nemotron_recurrent": ("nvidia-nemotron-3-nano-30b-a3b", "recurrence"),
+    "nemotron_unmixed": ("nvidia-nemotron-3-nano-30b-a3b", "none"),
+    "nemotron_layers": ("nvidia-nemotron-3-nano-30b-a3b", None),
+    "lfm2_rotary": ("lfm2-700m", "rotary"),
+    "lfm2_recurrent": ("lfm2-700m", "recurrence"),
+    "lfm2_layers": ("lfm2-700m", None),
 }
 for _name, (_prefix, _source) in COUNTS.items():
     # the layers of that source, or all the model's layers for None
@@ -192,3 +255,28 @@ def gpt_oss_largest_change() -> float:
 def _():
     # a bound the prose states ("by up to"): rounded up, in percent
     return format_bound(100 * gpt_oss_largest_change(), ".0f", side="upper") + "%"
+
+
+@cache
+def _mimo() -> dict:
+    """MiMo-V2-Flash's report: one RoPE per layer type, a window on its sliding layers."""
+    return inspect_config(_entry("mimo-v2-flash")[0].reading)
+
+
+def _mimo_block(kind: str) -> dict:
+    return _mimo()["layer_types"][f"{kind}_attention"]
+
+
+for _kind in ("full", "sliding"):
+    value(f"mimo_{_kind}_theta")(lambda k=_kind: format_cell(_mimo_block(k)["rope_theta"], ".0e"))
+value("mimo_window")(lambda: str(_mimo_block("sliding")["sliding_window"]))
+value("mimo_rotated")(lambda: str(_mimo_block("full")["rotary_dim"]))
+value("mimo_head")(lambda: str(_mimo_block("full")["head_dim"]))
+value("mimo_sliding_layers")(lambda: str(_count("mimo-v2-flash", "rotary") - _mimo_full()))
+
+
+def _mimo_full() -> int:
+    return sum(p.rope == "full_attention" for p in _entry("mimo-v2-flash")[1])
+
+
+value("mimo_full_layers")(lambda: str(_mimo_full()))
