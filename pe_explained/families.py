@@ -85,6 +85,8 @@ ROTATION_RULES = {
     "use_rotary_pos_emb": lambda cfg, kind: bool(cfg.get("use_rotary_pos_emb", True)),
     # rotates where a base is set: a null rope_theta (OLMo Hybrid's released files) is NoPE
     "a base": lambda cfg, kind: _base_set(cfg),
+    # Zamba2's shared attention rotates only `if self.config.use_mem_rope:` (default False)
+    "use_mem_rope": lambda cfg, kind: bool(cfg.get("use_mem_rope", False)),
 }
 
 
@@ -110,6 +112,10 @@ LAYER_LAYOUTS = {
     "compress_ratios": "compress_ratios (0 sliding, 4 compressed sparse, 128 heavily "
     "compressed), else the class's pattern",
     "mamba": "every layer Mamba-2",
+    "layers_block_type, else the class's 54": (
+        "a layer per entry of layers_block_type (Mamba-2, or hybrid: the shared attention "
+        "block, then Mamba-2), else the class's 54, hybrid at 6, 12, …, 42, 47 and 51"
+    ),
     "hybrid_override_pattern": (
         "layers_block_type, else hybrid_override_pattern's letters (M Mamba-2, * attention, "
         "E MoE, - MLP; hf_families), else Mamba-2, MoE, attention, MLP; layers of their own "
@@ -687,4 +693,13 @@ FAMILIES: dict[str, Family] = {
     "vaultgemma": Family("models/vaultgemma/modeling_vaultgemma.py", sliding_pattern=2),
     # MLA: interleaved pairs when rope_interleave (default true), else halves
     "youtu": Family("models/youtu/modeling_youtu.py", "interleaved", notes=(_MLA,)),
+    # Mamba-2 layers, and hybrid layers that run the shared attention block (over the
+    # hidden state and the input embeddings side by side) before their Mamba-2; the class
+    # lays out its layers (hf_families)
+    "zamba2": Family(
+        "models/zamba2/modeling_zamba2.py",
+        rotates="use_mem_rope",
+        mixer="Mamba-2",
+        layer_layout="layers_block_type, else the class's 54",
+    ),
 }

@@ -177,6 +177,7 @@ CLASS_DEFAULTS = {
     "ultrabert": (None, 32_768),
     "vaultgemma": (10_000.0, 8_192),
     "youtu": (10_000.0, 131_072),
+    "zamba2": (10_000.0, 4_096),
 }
 #: ``default_theta`` of the configuration classes that do not use 10,000.
 DEFAULT_THETAS = {
@@ -331,6 +332,7 @@ LEGACY_NAMES = {
     "mt5": _T5_NAMES,
     "hunyuan": {"attention_head_dim": "head_dim"},  # the remote code's name for the head
     "jetmoe": {"kv_channels": "head_dim"},  # JetMoeConfig's attribute_map
+    "zamba2": {"attention_head_dim": "head_dim"},  # Zamba2Config's attribute_map
 }
 
 
@@ -462,6 +464,59 @@ def _longcat_flash(cfg: dict, path: str, notes: list[str]) -> None:
         f"{given}: {layers} decoder layers of two attention sublayers each, "
         f"{2 * layers} attention layers (LongcatFlashDecoderLayer)"
     )
+
+
+#: Zamba2Config's layers where a file lists none: Mamba-2, and a hybrid layer (the shared
+#: attention block, then Mamba-2) at 6, 12, …, 42, 47 and 51.
+_ZAMBA2_LAYERS = (
+    ["linear_attention"]
+    + (["linear_attention"] * 5 + ["hybrid"]) * 7
+    + ["linear_attention"] * 4
+    + ["hybrid"]
+    + ["linear_attention"] * 3
+    + ["hybrid"]
+    + ["linear_attention"] * 2
+)
+#: Zamba2Config's max_position_embeddings with use_long_context.
+_ZAMBA2_LONG = 16_384
+
+
+def _zamba2(cfg: dict, path: str, notes: list[str]) -> None:
+    """Zamba2: a layer per entry of ``layers_block_type``, else the class's 54
+    (``Zamba2Model.get_layers``), as many as ``num_hidden_layers`` (54 where the file
+    gives none; the class refuses another count); its attention reads the hidden
+    state and the input embeddings side by side, so its heads are ``attention_head_dim``
+    wide, else ``2 × hidden_size // num_attention_heads``; ``use_long_context`` sets
+    ``max_position_embeddings`` to 16,384 (``Zamba2Config.__post_init__``)."""
+    types = cfg.get("layers_block_type", cfg.get("layer_types"))
+    if types is None:
+        types = list(_ZAMBA2_LAYERS)
+        notes.append(
+            f"{path} gives no layers_block_type: the class's {len(types)} layers, the shared "
+            "attention in hybrid layers 6, 12, …, 42, 47 and 51, Mamba-2 in the others"
+        )
+    if isinstance(types, list):
+        name = f"{path}['num_hidden_layers']"
+        count = cfg.get("num_hidden_layers")
+        count = len(_ZAMBA2_LAYERS) if count is None else check_config_int(name, count, "layers")
+        if count != len(types):
+            raise ValueError(
+                f"{name} = {count} (the class's {len(_ZAMBA2_LAYERS)} where the file gives "
+                f"none) must equal the number of layers_block_type ({len(types)}): "
+                "Zamba2Config refuses this config"
+            )
+        cfg["num_hidden_layers"], cfg["layers_block_type"] = count, types
+    hidden, heads = cfg.get("hidden_size"), cfg.get("num_attention_heads")
+    whole = [isinstance(v, int) and not isinstance(v, bool) for v in (hidden, heads)]
+    if cfg.get("head_dim") is None and all(whole):
+        name = f"{path}['num_attention_heads']"
+        cfg["head_dim"] = 2 * hidden // check_config_int(name, heads, "heads")
+    if cfg.get("use_long_context"):
+        cfg["max_position_embeddings"] = _ZAMBA2_LONG
+        notes.append(
+            f"{path}['use_long_context'] is set: Zamba2Config makes max_position_embeddings "
+            f"{_ZAMBA2_LONG}"
+        )
 
 
 def _olmo3(cfg: dict, path: str, notes: list[str]) -> None:
@@ -963,6 +1018,7 @@ _CLASS_RULES = {
     "nemotron_h": _nemotron_h,
     "mimo_v2_flash": _mimo_v2_flash,
     "longcat_flash": _longcat_flash,
+    "zamba2": _zamba2,
     "mistral4": _mistral4,
     **dict.fromkeys(("granite_swa", "granitemoe_swa", "muse_glimmer_text"), _layer_rope_theta),
     "modernbert": _modernbert,

@@ -88,6 +88,21 @@ _OTHER_SMALL = {
     "o_lora_rank": 32,
     "o_groups": 1,
     "expert_ffn_hidden_size": 32,  # LongCat-Flash's experts (its moe_intermediate_size)
+    "n_mamba_heads": _HEADS,  # Zamba2's Mamba-2 heads, and its attention adapters
+    "adapter_rank": 8,
+}
+#: Sizes a family's class derives from others, which a saved config also writes (and
+#: which would then win over the class's): left out of the tiny model's config, so that
+#: the class derives them from the shrunk sizes. Zamba2's attention is twice the hidden
+#: size wide, its Mamba-2 heads a share of it, its hybrid layers read off its layers.
+_DERIVED = {
+    "zamba2": (
+        "attention_hidden_size",
+        "mamba_headdim",
+        "kv_channels",
+        "num_query_groups",
+        "hybrid_layer_ids",
+    ),
 }
 
 
@@ -111,6 +126,11 @@ def _shrunk_part(part: dict, model_type=None) -> dict:
     """``part`` shrunk (:func:`shrink`), in the family's own key names where it has
     legacy ones (``n_head``, ``d_model``: :data:`~pe_explained.hf_families.LEGACY_NAMES`)."""
     legacy = LEGACY_NAMES.get(model_type, {}) if isinstance(model_type, str) else {}
+    part = {k: v for k, v in part.items() if k not in _DERIVED.get(model_type, ())}
+    if model_type == "zamba2" and not ({"head_dim", "attention_head_dim"} & set(part)):
+        sizes = (part.get("hidden_size"), part.get("num_attention_heads"))
+        if all(isinstance(v, int) and v > 0 for v in sizes):  # the width its class derives
+            part["attention_head_dim"] = 2 * sizes[0] // sizes[1]
     named, source = {}, {}  # standard name → value, and the key that gave it
     for key, value in part.items():
         name = legacy.get(key, key)

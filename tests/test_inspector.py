@@ -519,6 +519,24 @@ EDGE_CASES = [
         None,
     ),
     (
+        "Zamba2: the class's layers",
+        {"model_type": "zamba2", "hidden_size": 2048, "num_attention_heads": 32},
+        None,
+    ),
+    (
+        "Zamba2: its layers, rotating, long context",
+        {
+            "model_type": "zamba2",
+            "hidden_size": 2048,
+            "num_attention_heads": 32,
+            "num_hidden_layers": 4,
+            "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid"],
+            "use_mem_rope": True,
+            "use_long_context": True,
+        },
+        None,
+    ),
+    (
         "gpt-oss without a RoPE dict",
         {"model_type": "gpt_oss", "head_dim": 64, "num_hidden_layers": 4, "sliding_window": 128},
         None,
@@ -822,6 +840,11 @@ EDGE_CASES = [
 #: (name, config or JSON text, seq_len): inputs the library refuses.
 _BAMBA = {"model_type": "bamba", "head_dim": 64, "rope_theta": 1e4, "num_hidden_layers": 4}
 BAD_INPUTS = [
+    (
+        "Zamba2: a layer count that is not its list's",
+        {"model_type": "zamba2", "num_hidden_layers": 3, "layers_block_type": ["mamba", "hybrid"]},
+        None,
+    ),
     (
         "DeepSeek-V4: a compress share wider than the indexer's heads",
         {

@@ -543,3 +543,17 @@ def test_deepseek_v4_refuses_a_compress_share_wider_than_the_indexer():
     # no compressed sparse attention layer, no indexer: read
     wide["layer_types"] = ["sliding_attention", "heavily_compressed_attention"]
     assert pe.rope_settings(wide)["compress"].rotary_dim == 256
+
+
+def test_zamba2_attends_in_its_hybrid_layers_and_rotates_only_with_use_mem_rope():
+    """Zamba2's hybrid layers run its shared attention block, whose heads are twice the
+    hidden size over the heads wide; it rotates only with use_mem_rope (default False);
+    the layer count must be its list's (Zamba2Config refuses another)."""
+    base = {"model_type": "zamba2", "hidden_size": 2048, "num_attention_heads": 32}
+    default = pe.layer_positions(base)
+    assert len(default) == 54
+    assert [p.index for p in default if p.source == "nope"] == [6, 12, 18, 24, 30, 36, 42, 47, 51]
+    rotating = {**base, "use_mem_rope": True}
+    assert pe.rope_settings(rotating)["default"].rotary_dim == 128  # 2 × 2048 / 32
+    with pytest.raises(ValueError, match="must equal the number of layers_block_type"):
+        pe.layer_positions({**base, "num_hidden_layers": 12})

@@ -51,6 +51,7 @@
       kind === "sliding_attention",
     position_embedding_type: (cfg) => get(cfg, "position_embedding_type") === "rope",
     use_rotary_pos_emb: (cfg) => truthy(get(cfg, "use_rotary_pos_emb", true)),
+    use_mem_rope: (cfg) => truthy(get(cfg, "use_mem_rope", false)), // Zamba2
     // rotates where a base is set: a null rope_theta (OLMo Hybrid's released files) is NoPE
     "a base": (cfg) => {
       const rope = get(cfg, "rope_parameters");

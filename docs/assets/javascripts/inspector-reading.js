@@ -238,6 +238,46 @@
       `${2 * layers} attention layers (LongcatFlashDecoderLayer)`);
   }
 
+  // Zamba2: a layer per entry of layers_block_type, else the class's 54, as many as
+  // num_hidden_layers (54 where the file gives none); heads twice the hidden size over the
+  // heads wide; use_long_context makes the context 16,384
+  const ZAMBA2_LAYERS = ["linear_attention",
+    ...Array(7).fill([..."lllll"].map(() => "linear_attention").concat(["hybrid"])).flat(),
+    ...Array(4).fill("linear_attention"), "hybrid", ...Array(3).fill("linear_attention"),
+    "hybrid", ...Array(2).fill("linear_attention")];
+  function zamba2(cfg, path, notes) {
+    let types = get(cfg, "layers_block_type", get(cfg, "layer_types"));
+    if (types === null) {
+      types = [...ZAMBA2_LAYERS];
+      notes.push(`${path} gives no layers_block_type: the class's ${types.length} layers, the ` +
+        "shared attention in hybrid layers 6, 12, …, 42, 47 and 51, Mamba-2 in the others");
+    }
+    if (Array.isArray(types)) {
+      const name = key(path, "num_hidden_layers");
+      const given = get(cfg, "num_hidden_layers");
+      const count = given === null ? ZAMBA2_LAYERS.length
+        : num(checkConfigInt(name, given, "layers"));
+      if (count !== types.length) {
+        fail(`${name} = ${count} (the class's ${ZAMBA2_LAYERS.length} where the file gives ` +
+          `none) must equal the number of layers_block_type (${types.length}): Zamba2Config ` +
+          "refuses this config");
+      }
+      cfg.num_hidden_layers = count;
+      cfg.layers_block_type = types;
+    }
+    const hidden = get(cfg, "hidden_size");
+    const heads = get(cfg, "num_attention_heads");
+    if (get(cfg, "head_dim") === null && isInt(hidden) && isInt(heads)) {
+      const n = num(checkConfigInt(key(path, "num_attention_heads"), heads, "heads"));
+      cfg.head_dim = Math.floor((2 * num(hidden)) / n);
+    }
+    if (truthy(get(cfg, "use_long_context"))) {
+      cfg.max_position_embeddings = 16384;
+      notes.push(`${key(path, "use_long_context")} is set: Zamba2Config makes ` +
+        "max_position_embeddings 16384");
+    }
+  }
+
   const GLOBAL_HEAD_TYPES = set("embedding_gemma2 embedding_gemma2_text gemma4_unified " +
     "gemma4_unified_text");
   function classRules(cfg, path, notes) {
@@ -250,6 +290,7 @@
     else if (type === "ultrabert") ultrabert(cfg, path, notes);
     else if (GLOBAL_HEAD_TYPES.has(type)) globalHeadDim(cfg, path, notes);
     else if (type === "longcat_flash") longcatFlash(cfg, path, notes);
+    else if (type === "zamba2") zamba2(cfg, path, notes);
   }
 
   // hf_families._partial_share: a partial_rotary_factor below 1 as the family's code takes

@@ -403,7 +403,7 @@
     vaultgemma: [1e4, 8192], youtu: [1e4, 131072],
     cwm: [1e6, 131072], higgs_audio_v2: [5e5, 2048], "modernbert-decoder": [null, 8192],
     nomic_bert: [1e3, 2048], olmo_hybrid: [1e4, 65536], glm_moe_dsa: [1e4, 202752],
-    longcat_flash: [1e7, 131072],
+    longcat_flash: [1e7, 131072], zamba2: [1e4, 4096],
   };
   const DEFAULT_THETAS = Object.fromEntries(Object.entries(CLASS_DEFAULTS)
     .filter(([, [theta]]) => theta !== null && theta !== 1e4).map(([t, [theta]]) => [t, theta]));
@@ -452,7 +452,7 @@
     mpt: { n_heads: "num_attention_heads", d_model: "hidden_size", n_layers: "num_hidden_layers" },
     gpt_neo: { num_heads: "num_attention_heads", num_layers: "num_hidden_layers" },
     t5: T5_NAMES, mt5: T5_NAMES, hunyuan: { attention_head_dim: "head_dim" },
-    jetmoe: { kv_channels: "head_dim" },
+    jetmoe: { kv_channels: "head_dim" }, zamba2: { attention_head_dim: "head_dim" },
   };
   const legacyKey = (type, standard) => Object.entries(get(LEGACY, type, {}))
     .find(([, name]) => name === standard)?.[0] ?? standard;
