@@ -53,6 +53,7 @@ from .families import FAMILIES
 
 __all__ = [
     "CLASS_DEFAULTS",
+    "CLASS_HEAD_DIMS",
     "DEFAULT_MAX_POSITIONS",
     "DEFAULT_THETAS",
     "LEGACY_NAMES",
@@ -479,6 +480,10 @@ _ZAMBA2_LAYERS = (
 )
 #: Zamba2Config's max_position_embeddings with use_long_context.
 _ZAMBA2_LONG = 16_384
+#: The head width a family's class derives where a file states none, from
+#: ``(hidden_size, num_attention_heads)``: Zamba2's attention reads the hidden state and
+#: the input embeddings side by side, twice the hidden size.
+CLASS_HEAD_DIMS = {"zamba2": lambda hidden, heads: 2 * hidden // heads}
 
 
 def _zamba2(cfg: dict, path: str, notes: list[str]) -> None:
@@ -510,7 +515,7 @@ def _zamba2(cfg: dict, path: str, notes: list[str]) -> None:
     whole = [isinstance(v, int) and not isinstance(v, bool) for v in (hidden, heads)]
     if cfg.get("head_dim") is None and all(whole):
         name = f"{path}['num_attention_heads']"
-        cfg["head_dim"] = 2 * hidden // check_config_int(name, heads, "heads")
+        cfg["head_dim"] = CLASS_HEAD_DIMS["zamba2"](hidden, check_config_int(name, heads, "heads"))
     if cfg.get("use_long_context"):
         cfg["max_position_embeddings"] = _ZAMBA2_LONG
         notes.append(

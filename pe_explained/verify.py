@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hf_families import LEGACY_NAMES, RENAMED_TYPES
+from .hf_families import CLASS_HEAD_DIMS, LEGACY_NAMES, RENAMED_TYPES, legacy_key
 from .hf_nonrotary import ARCHITECTURES
 from .model_reading import read_model
 
@@ -127,10 +127,12 @@ def _shrunk_part(part: dict, model_type=None) -> dict:
     legacy ones (``n_head``, ``d_model``: :data:`~pe_explained.hf_families.LEGACY_NAMES`)."""
     legacy = LEGACY_NAMES.get(model_type, {}) if isinstance(model_type, str) else {}
     part = {k: v for k, v in part.items() if k not in _DERIVED.get(model_type, ())}
-    if model_type == "zamba2" and not ({"head_dim", "attention_head_dim"} & set(part)):
+    derive = CLASS_HEAD_DIMS.get(model_type)
+    head_key = legacy_key(model_type, "head_dim")
+    if derive is not None and not ({"head_dim", head_key} & set(part)):
         sizes = (part.get("hidden_size"), part.get("num_attention_heads"))
         if all(isinstance(v, int) and v > 0 for v in sizes):  # the width its class derives
-            part["attention_head_dim"] = 2 * sizes[0] // sizes[1]
+            part[head_key] = derive(*sizes)
     named, source = {}, {}  # standard name → value, and the key that gave it
     for key, value in part.items():
         name = legacy.get(key, key)
@@ -152,14 +154,13 @@ def _shrunk_standard(part: dict, heads_kept: int = _HEADS) -> dict:
         if not isinstance(head_dim, int) and isinstance(hidden, int):
             head_dim = hidden // heads
         out["num_attention_heads"] = heads_kept
-        kv = out.get("num_key_value_heads", heads)
-        if kv is None or isinstance(kv, int):
+        kv = out.get("num_key_value_heads")
+        if "num_key_value_heads" in out and (kv is None or isinstance(kv, int)):
             # grouped-query attention stays grouped, with one key-value head (MiMo-V2-Flash's
             # sliding layers double it, within the query heads); MLA's keys have as many
             # heads as queries; None is Nemotron's class default
             grouped = isinstance(kv, int) and 0 < kv < heads
-            if "num_key_value_heads" in out:
-                out["num_key_value_heads"] = 1 if grouped else heads_kept
+            out["num_key_value_heads"] = 1 if grouped else heads_kept
         if isinstance(head_dim, int) and isinstance(hidden, int):
             # the rotary width decides the frequencies: kept; an MLA config that states no
             # head_dim is not given one (Glm4MoeLiteConfig maps head_dim onto
