@@ -276,3 +276,28 @@ def test_vllm_reads_a_length_the_file_leaves_out_from_the_config_class():
     gemma["text_config"]["rope_scaling"] = {"rope_type": "linear", "factor": 8.0}
     gemma["text_config"]["head_dim"] = 128
     assert vllm_max_model_len(gemma)["limit"] == 131_072
+
+
+def test_the_hybrids_prose_counts_what_transformers_builds():
+    """Chapter 21's counts for the hybrids of the gallery, each as transformers 5.23 builds
+    the model (tests/test_verify.py verifies every layer of these files)."""
+    quoted = {
+        "quarter_attention_models": "2",  # Qwen3-Coder-Next and Qwen3.5 27B
+        "bamba_rotary": "3",
+        "bamba_layers": "32",
+        "lfm2_rotary": "6",
+        "lfm2_recurrent": "10",
+        "lfm2_layers": "16",
+        "jamba_nope": "4",
+        "jamba_layers": "32",
+        "nemotron_nope": "6",
+        "nemotron_recurrent": "23",
+        "nemotron_unmixed": "23",
+        "nemotron_layers": "52",
+        "mimo_sliding_layers": "39",
+        "mimo_full_layers": "9",
+        "mimo_window": "129",
+        "mimo_rotated": "64",
+        "mimo_head": "192",
+    }
+    assert {k: VALUES[f"todays_models.{k}"].text() for k in quoted} == quoted
