@@ -50,9 +50,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["FAMILIES", "LAYER_LAYOUTS", "PAIRINGS", "PARTIALS", "ROTATION_RULES", "Family"]
+__all__ = [
+    "FAMILIES",
+    "LAYER_LAYOUTS",
+    "PAIRINGS",
+    "PARTIALS",
+    "ROTATION_RULES",
+    "V4_RATIOS",
+    "Family",
+]
 
 PAIRINGS = ("halves", "interleaved")
+#: DeepSeek-V4's legacy ``compress_ratios`` and the layer type of each ratio
+#: (``DeepseekV4Config``; an indexer runs in the compressed sparse attention layers).
+V4_RATIOS = {
+    0: "sliding_attention",
+    4: "compressed_sparse_attention",
+    128: "heavily_compressed_attention",
+}
 
 #: What a family's code does with a ``partial_rotary_factor`` below 1, by rule (each
 #: found by running transformers 5.23 on the family's config with the factor set:

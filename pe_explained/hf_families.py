@@ -49,7 +49,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from ._checks import check_base, check_config_int, check_config_name, check_float
-from .families import FAMILIES
+from .families import FAMILIES, V4_RATIOS
 
 __all__ = [
     "CLASS_DEFAULTS",
@@ -593,10 +593,12 @@ def _v4_indexer_fits(cfg: dict, where: str, compress) -> None:
     each head: more than it has and transformers cannot run the model (a size mismatch in
     the rotation)."""
     types, ratios = cfg.get("layer_types"), cfg.get("compress_ratios")
-    if isinstance(types, list) and "compressed_sparse_attention" not in types:
+    indexed = "compressed_sparse_attention"
+    if isinstance(types, list) and indexed not in types:
         return
-    if types is None and isinstance(ratios, list) and 4 not in ratios:
-        return
+    if types is None and isinstance(ratios, list):
+        if not any(r in ratios for r, kind in V4_RATIOS.items() if kind == indexed):
+            return
     if not isinstance(compress, Mapping):
         return  # refused where the dict is read
     share = compress.get("partial_rotary_factor", cfg.get("partial_rotary_factor"))

@@ -72,7 +72,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import check_bool, check_config_int, check_float, check_int
-from .families import FAMILIES
+from .families import FAMILIES, V4_RATIOS
 from .hf_config import (
     ALL_LAYERS,
     ROPE_KEYS,
@@ -122,13 +122,7 @@ _RECURRENT = frozenset({"linear_attention", "conv"})
 _NO_MIXING = {"mlp": "MLP", "moe": "MoE"}
 #: The mixer of a recurrent layer, by family (:mod:`~pe_explained.families`).
 _MIXERS = {t: f.mixer for t, f in FAMILIES.items() if f.mixer}
-#: DeepSeek-V4's legacy ``compress_ratios`` and its layer types.
-_V4_RATIOS = {
-    0: "sliding_attention",
-    4: "compressed_sparse_attention",
-    128: "heavily_compressed_attention",
-}
-_V4_TYPES = frozenset(_V4_RATIOS.values())
+_V4_TYPES = frozenset(V4_RATIOS.values())
 _WINDOWED = frozenset({"sliding_attention"}) | _V4_TYPES
 
 
@@ -247,13 +241,9 @@ def _v4_layer_types(cfg: Mapping, path: str, count: int) -> list[str]:
         raise ValueError(f"{name} must list one ratio (0, 4 or 128) per layer, got {ratios!r}")
     out = []
     for ratio in ratios[:count]:
-        if (
-            isinstance(ratio, bool)
-            or not isinstance(ratio, (int, float))
-            or ratio not in _V4_RATIOS
-        ):
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio not in V4_RATIOS:
             raise ValueError(f"{name} must hold 0, 4 or 128, got {ratio!r}")
-        out.append(_V4_RATIOS[ratio])
+        out.append(V4_RATIOS[ratio])
     return out
 
 
